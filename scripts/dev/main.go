@@ -1,0 +1,198 @@
+// Command dev is Custody's local all-in-one server (`make run`): /mcp on
+// 127.0.0.1:8080 over the embedded file store in a git-ignored data folder.
+// The first start seeds the demo firm; every start prints the dev key (kept
+// in a 0600 file in the data folder) and a ready-to-paste MCP client
+// configuration. Ctrl-C shuts it down cleanly. While it runs, custodyctl
+// administers keys through its loopback-only admin endpoint.
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/custodymcp/custody/scripts/internal/datadir"
+	"github.com/custodymcp/custody/shared/admin"
+	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/records"
+	"github.com/custodymcp/custody/shared/records/seed"
+	"github.com/custodymcp/custody/shared/server"
+	"github.com/custodymcp/custody/shared/store"
+	"github.com/custodymcp/custody/shared/store/filestore"
+)
+
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "custody dev:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	addr := flag.String("addr", "127.0.0.1:8080", "listen address (loopback)")
+	data := flag.String("data", datadir.Default, "data folder (store, dev key, secrets)")
+	origins := stringList{"http://localhost:6274", "http://127.0.0.1:6274"}
+	flag.Var(&origins, "allow-origin", "an Origin browsers may send (repeatable; the MCP Inspector's is allowed by default)")
+	verbose := flag.Bool("v", false, "log every request")
+	flag.Parse()
+
+	level := slog.LevelWarn
+	if *verbose {
+		level = slog.LevelInfo
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+
+	dir := datadir.Dir(*data)
+	if err := dir.Ensure(); err != nil {
+		return err
+	}
+	st, err := filestore.Open(dir.StorePath(), filestore.Options{})
+	if err != nil {
+		return fmt.Errorf("open the store in %s (is another Custody running on it?): %w", *data, err)
+	}
+	defer st.Close()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	if err := seedDemo(ctx, st); err != nil {
+		return err
+	}
+	key, err := devKey(ctx, dir, st)
+	if err != nil {
+		return err
+	}
+	cursorHex, err := dir.Secret(datadir.CursorKeyFile, 32)
+	if err != nil {
+		return err
+	}
+	cursorKey, _ := hex.DecodeString(cursorHex)
+	adminToken, err := dir.Secret(datadir.AdminTokenFile, 32)
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", *addr, err)
+	}
+	bound := ln.Addr().(*net.TCPAddr)
+	srv, err := server.New(server.Config{
+		Store: st, CursorKey: cursorKey, AllowedOrigins: origins,
+		AllowedHosts: loopbackHosts(bound), Logger: logger,
+	})
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/admin/", admin.Handler(st, adminToken, time.Now))
+	mux.Handle("/", srv.Handler())
+	httpSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+
+	if err := dir.Write(datadir.AdminAddrFile, ln.Addr().String()); err != nil {
+		return err
+	}
+	defer os.Remove(dir.Path(datadir.AdminAddrFile))
+
+	printBanner(bound, key)
+	errc := make(chan error, 1)
+	go func() { errc <- httpSrv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(os.Stderr, "\nshutting down…")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return httpSrv.Shutdown(shutdownCtx)
+}
+
+// seedDemo imports the demo firm; the import is idempotent, so later starts
+// change nothing.
+func seedDemo(ctx context.Context, st store.Store) error {
+	fx, err := seed.Demo()
+	if err != nil {
+		return fmt.Errorf("load the demo fixture: %w", err)
+	}
+	if _, err := records.Import(ctx, st, fx, time.Now()); err != nil {
+		return fmt.Errorf("seed the demo firm: %w", err)
+	}
+	return nil
+}
+
+// devKey returns the dev key from the data folder, minting one for the demo
+// attorney when there is none or it no longer works (revoked, or the store
+// was reset).
+func devKey(ctx context.Context, dir datadir.Dir, st store.Store) (string, error) {
+	key, err := dir.Read(datadir.DevKeyFile)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	if auth.WellFormedKey(key) {
+		it, err := st.Get(ctx, auth.CredentialKey(auth.HashKey(key)))
+		if err == nil {
+			if c, err := auth.DecodeCredential(it); err == nil && !c.Revoked {
+				return key, nil
+			}
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return "", err
+		}
+	}
+	key, _, err = auth.Mint(ctx, st, auth.MintRequest{
+		Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Label: "dev key (make run)",
+		Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeDocsRead, auth.ScopeTasksRead, auth.ScopeAnalysisRead},
+	}, time.Now())
+	if err != nil {
+		return "", fmt.Errorf("mint the dev key: %w", err)
+	}
+	return key, dir.Write(datadir.DevKeyFile, key)
+}
+
+func loopbackHosts(a *net.TCPAddr) []string {
+	port := fmt.Sprint(a.Port)
+	if !a.IP.IsLoopback() {
+		return nil
+	}
+	return []string{"127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port}
+}
+
+func printBanner(a *net.TCPAddr, key string) {
+	url := fmt.Sprintf("http://%s/mcp", a.String())
+	cfg, _ := json.MarshalIndent(map[string]any{
+		"mcpServers": map[string]any{
+			"custody": map[string]any{
+				"type":    "http",
+				"url":     url,
+				"headers": map[string]string{"Authorization": "Bearer " + key},
+			},
+		},
+	}, "", "  ")
+	fmt.Printf(`Custody is serving MCP at %s (the demo firm %q is seeded).
+
+Dev key (also in %s/%s):
+  %s
+
+MCP client configuration:
+%s
+
+Press Ctrl-C to stop.
+`, url, seed.DemoTenant, datadir.Default, datadir.DevKeyFile, key, cfg)
+}

@@ -1,0 +1,207 @@
+package access_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/custodymcp/custody/shared/access"
+	"github.com/custodymcp/custody/shared/records"
+	"github.com/custodymcp/custody/shared/records/seed"
+	"github.com/custodymcp/custody/shared/store"
+	"github.com/custodymcp/custody/shared/store/filestore"
+	"github.com/custodymcp/custody/shared/store/storetest"
+)
+
+// seeded opens the file engine in a temp dir behind the fault-injecting
+// decorator and imports the demo firm and the other firm.
+func seeded(t *testing.T) (*storetest.Faulty, access.Funnel) {
+	t.Helper()
+	fs, err := filestore.Open(filepath.Join(t.TempDir(), "custody.db"), filestore.Options{})
+	if err != nil {
+		t.Fatalf("filestore.Open: %v", err)
+	}
+	t.Cleanup(func() { fs.Close() })
+	s := storetest.NewFaulty(fs)
+	for _, load := range []func() (records.Fixture, error){seed.Demo, seed.OtherFirm} {
+		f, err := load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := records.Import(context.Background(), s, f, time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s, access.New(records.NewRepo(s))
+}
+
+var (
+	attorney  = access.Who{Tenant: seed.DemoTenant, Principal: seed.DemoAttorney}
+	paralegal = access.Who{Tenant: seed.DemoTenant, Principal: seed.DemoParalegal}
+	admin     = access.Who{Tenant: seed.DemoTenant, Principal: seed.DemoAdmin}
+	// otherDana is a principal of the other firm with the same id as the
+	// demo's attorney: ids are per tenant.
+	otherDana = access.Who{Tenant: seed.OtherTenant, Principal: seed.DemoAttorney}
+)
+
+func allow(who access.Who, ids ...string) access.Who {
+	who.AllowList = append([]string{}, ids...) // non-nil even when empty
+	return who
+}
+
+func TestMatter(t *testing.T) {
+	s, funnel := seeded(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		who    access.Who
+		caseID string
+		reads  int  // store reads the call may make
+		ok     bool // reaches the matter
+	}{
+		{"owner on the team reaches the matter", attorney, seed.Harbor, 1, true},
+		{"paralegal on the team reaches an unscreened matter", paralegal, seed.Alvarez, 1, true},
+		{"admin on one team reaches that matter", admin, seed.Meridian, 1, true},
+		{"a closed or open matter is reached the same way", attorney, seed.Meridian, 1, true},
+		{"screened principal does not reach the matter although on its team", paralegal, seed.Harbor, 1, false},
+		{"admin role grants nothing off the team", admin, seed.Alvarez, 1, false},
+		{"another tenant's matter is not found", attorney, seed.Northwind, 1, false},
+		{"the same principal id in another tenant reaches nothing of this one", otherDana, seed.Meridian, 1, false},
+		{"the other tenant's own principal reaches its own matter", otherDana, seed.Northwind, 1, true},
+		{"a nonexistent matter is not found", attorney, "m_does_not_exist", 1, false},
+		{"allow-list listing the matter reaches it", allow(attorney, seed.Alvarez), seed.Alvarez, 1, true},
+		{"allow-list not listing the matter refuses without a read", allow(attorney, seed.Alvarez), seed.Meridian, 0, false},
+		{"an empty allow-list reaches nothing", allow(attorney), seed.Meridian, 0, false},
+		{"allow-list does not override a screen", allow(paralegal, seed.Harbor), seed.Harbor, 1, false},
+		{"a case id with # is not found without a read", attorney, seed.Meridian + "#DOC#x", 0, false},
+		{"a case id with NUL is not found without a read", attorney, "m_meridian\x00", 0, false},
+		{"a case id over 128 bytes is not found without a read", attorney, "m_" + strings.Repeat("x", 127), 0, false},
+		{"an empty case id is not found without a read", attorney, "", 0, false},
+		{"a missing principal reaches nothing", access.Who{Tenant: seed.DemoTenant}, seed.Meridian, 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := s.Calls(storetest.MethodGet) + s.Calls(storetest.MethodQuery) + s.Calls(storetest.MethodBatchGet)
+			m, err := funnel.Matter(ctx, tc.who, tc.caseID)
+			if reads := s.Calls(storetest.MethodGet) + s.Calls(storetest.MethodQuery) + s.Calls(storetest.MethodBatchGet) - before; reads > tc.reads {
+				t.Errorf("Matter made %d store reads, want at most %d", reads, tc.reads)
+			}
+			if tc.ok {
+				if err != nil || m.ID != tc.caseID {
+					t.Fatalf("Matter(%q) = %q, %v; want the matter", tc.caseID, m.ID, err)
+				}
+				return
+			}
+			// Every refusal is the one bare sentinel: same identity, same
+			// text, nothing that says which rule applied.
+			if err != access.ErrNoMatter {
+				t.Fatalf("Matter(%q) = %v, want exactly access.ErrNoMatter", tc.caseID, err)
+			}
+			if m.ID != "" {
+				t.Errorf("refused Matter returned a matter %q", m.ID)
+			}
+		})
+	}
+}
+
+func TestRefusalsAreIndistinguishable(t *testing.T) {
+	_, funnel := seeded(t)
+	ctx := context.Background()
+	refusals := []struct {
+		who    access.Who
+		caseID string
+	}{
+		{paralegal, seed.Harbor},                       // screened
+		{attorney, seed.Northwind},                     // other tenant
+		{attorney, "m_nope"},                           // nonexistent
+		{allow(attorney, seed.Alvarez), seed.Meridian}, // outside the allow-list
+		{allow(attorney), seed.Meridian},               // empty allow-list
+		{attorney, "m#x"},                              // impossible id
+	}
+	var texts []string
+	for _, r := range refusals {
+		_, err := funnel.Matter(ctx, r.who, r.caseID)
+		if !errors.Is(err, access.ErrNoMatter) {
+			t.Fatalf("Matter(%q) = %v, want ErrNoMatter", r.caseID, err)
+		}
+		if r.caseID != "" && strings.Contains(err.Error(), r.caseID) {
+			t.Errorf("refusal text %q quotes the case id", err)
+		}
+		texts = append(texts, err.Error())
+	}
+	for _, s := range texts[1:] {
+		if s != texts[0] {
+			t.Errorf("refusal texts differ: %q and %q", texts[0], s)
+		}
+	}
+}
+
+func TestMatters(t *testing.T) {
+	_, funnel := seeded(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		who  access.Who
+		want []string
+	}{
+		{"the attorney reaches every demo matter, sorted by id", attorney, seed.DemoMatters},
+		{"the paralegal's list leaves out the screened matter", paralegal, []string{seed.Alvarez, seed.Meridian}},
+		{"the admin reaches only the matter whose team lists her", admin, []string{seed.Meridian}},
+		{"an allow-list intersects the reachable matters", allow(paralegal, seed.Harbor, seed.Meridian, "m_nope"), []string{seed.Meridian}},
+		{"an empty allow-list reaches nothing", allow(attorney), nil},
+		{"the other tenant sees only its own matter", otherDana, []string{seed.Northwind}},
+		{"an unknown tenant has no matters", access.Who{Tenant: "nobody", Principal: seed.DemoAttorney}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ms, err := funnel.Matters(ctx, tc.who)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, m := range ms {
+				got = append(got, m.ID)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Matters mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestStoreFailureIsNotARefusal: an unreadable store maps to UNAVAILABLE,
+// never to "not found".
+func TestStoreFailureIsNotARefusal(t *testing.T) {
+	s, funnel := seeded(t)
+	ctx := context.Background()
+	s.Add(storetest.Rule{Err: store.ErrUnavailable})
+	if _, err := funnel.Matter(ctx, attorney, seed.Meridian); !errors.Is(err, store.ErrUnavailable) || errors.Is(err, access.ErrNoMatter) {
+		t.Errorf("Matter on a failing store = %v, want ErrUnavailable and not ErrNoMatter", err)
+	}
+	if ms, err := funnel.Matters(ctx, attorney); !errors.Is(err, store.ErrUnavailable) || ms != nil {
+		t.Errorf("Matters on a failing store = %v, %v; want nil, ErrUnavailable", ms, err)
+	}
+}
+
+func TestReaches(t *testing.T) {
+	m := records.Matter{ID: "m1", Team: []string{"p1", "p2"}, Screened: []string{"p2"}}
+	for _, tc := range []struct {
+		who  access.Who
+		want bool
+	}{
+		{access.Who{Principal: "p1"}, true},
+		{access.Who{Principal: "p2"}, false},
+		{access.Who{Principal: "p3"}, false},
+		{access.Who{Principal: ""}, false},
+		{access.Who{Principal: "p1", AllowList: []string{"m1"}}, true},
+		{access.Who{Principal: "p1", AllowList: []string{"m2"}}, false},
+		{access.Who{Principal: "p1", AllowList: []string{}}, false},
+	} {
+		if got := access.Reaches(tc.who, m); got != tc.want {
+			t.Errorf("Reaches(%+v) = %v, want %v", tc.who, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,158 @@
+// Package admin is the local all-in-one server's key administration
+// endpoint: mint, list and revoke API keys while the server holds the
+// embedded store's file lock (DECISIONS.md "Storage": custodyctl against a
+// running dev server goes through it).
+//
+// It is loopback-only by construction and never mounted in a Lambda
+// handler: every request must carry the admin token (a 0600 file in the data
+// folder) as a bearer credential, come to a loopback Host, and carry no
+// Origin (so no browser page can reach it).
+package admin
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/store"
+)
+
+// MintRequest is the body of POST /admin/keys.
+type MintRequest struct {
+	Tenant     string         `json:"tenant"`
+	Owner      string         `json:"owner"`
+	Scopes     string         `json:"scopes"`
+	AllowList  []string       `json:"allow_list,omitempty"`
+	Class      string         `json:"class,omitempty"`
+	Label      string         `json:"label,omitempty"`
+	RateLimits map[string]int `json:"rate_limits,omitempty"`
+}
+
+// KeyInfo describes a credential without its secret.
+type KeyInfo struct {
+	CredentialID string    `json:"credential_id"`
+	Tenant       string    `json:"tenant"`
+	Owner        string    `json:"owner"`
+	Scopes       []string  `json:"scopes"`
+	AllowList    []string  `json:"allow_list,omitempty"`
+	Class        string    `json:"class"`
+	Revoked      bool      `json:"revoked"`
+	Label        string    `json:"label,omitempty"`
+	CreatedAt    time.Time `json:"created_at"`
+}
+
+// Minted is the answer to a mint: the key, shown once.
+type Minted struct {
+	Key string `json:"key"`
+	KeyInfo
+}
+
+// Info describes a credential.
+func Info(c *auth.Credential) KeyInfo {
+	scopes := make([]string, len(c.Scopes))
+	for i, s := range c.Scopes {
+		scopes[i] = string(s)
+	}
+	return KeyInfo{CredentialID: c.ID, Tenant: c.Tenant, Owner: c.Owner, Scopes: scopes,
+		AllowList: c.AllowList, Class: string(c.Class), Revoked: c.Revoked, Label: c.Label, CreatedAt: c.CreatedAt}
+}
+
+// Handler serves /admin/keys (GET ?tenant=…, POST) and
+// /admin/keys/{id}/revoke (POST ?tenant=…).
+func Handler(st store.Store, token string, now func() time.Time) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /admin/keys", func(w http.ResponseWriter, r *http.Request) {
+		creds, err := auth.List(r.Context(), st, r.URL.Query().Get("tenant"))
+		if err != nil {
+			writeErr(w, http.StatusServiceUnavailable, "could not list keys")
+			return
+		}
+		out := make([]KeyInfo, len(creds))
+		for i, c := range creds {
+			out[i] = Info(c)
+		}
+		writeJSON(w, http.StatusOK, out)
+	})
+	mux.HandleFunc("POST /admin/keys", func(w http.ResponseWriter, r *http.Request) {
+		var req MintRequest
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&req); err != nil {
+			writeErr(w, http.StatusBadRequest, "the body must be a JSON mint request")
+			return
+		}
+		key, cred, err := Mint(r.Context(), st, req, now())
+		if err != nil {
+			writeErr(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		writeJSON(w, http.StatusCreated, Minted{Key: key, KeyInfo: Info(cred)})
+	})
+	mux.HandleFunc("POST /admin/keys/{id}/revoke", func(w http.ResponseWriter, r *http.Request) {
+		err := auth.Revoke(r.Context(), st, r.URL.Query().Get("tenant"), r.PathValue("id"))
+		switch {
+		case errors.Is(err, auth.ErrUnknownCredential):
+			writeErr(w, http.StatusNotFound, "no such credential in that tenant")
+		case err != nil:
+			writeErr(w, http.StatusServiceUnavailable, "could not revoke the key")
+		default:
+			w.WriteHeader(http.StatusNoContent)
+		}
+	})
+	return guard(token, mux)
+}
+
+// Mint validates a mint request and mints the key.
+func Mint(ctx context.Context, st store.Store, req MintRequest, now time.Time) (string, *auth.Credential, error) {
+	scopes, err := auth.ParseScopes(req.Scopes)
+	if err != nil {
+		return "", nil, err
+	}
+	return auth.Mint(ctx, st, auth.MintRequest{
+		Tenant: req.Tenant, Owner: req.Owner, Scopes: scopes, AllowList: req.AllowList,
+		Class: auth.Class(req.Class), Label: req.Label, RateLimits: req.RateLimits,
+	}, now)
+}
+
+// guard admits only token-bearing, Origin-less requests to a loopback Host.
+func guard(token string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Origin") != "" || !loopbackHost(r.Host) {
+			writeErr(w, http.StatusForbidden, "the admin endpoint is loopback-only")
+			return
+		}
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="custody-admin"`)
+			writeErr(w, http.StatusUnauthorized, "the admin token is required")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func loopbackHost(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeErr(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}

@@ -1,0 +1,171 @@
+// Package gate implements mcp.Gate over the store: it authenticates every
+// request from scratch, meters it and audits it, in the round trips
+// DECISIONS.md pins — one batch read (credential, session, rate bucket) before
+// anything is evaluated, and exactly one write (the rate count and the audit
+// rows, plus a session row at initialize or DELETE) after the answer is
+// known, refusals included. An unauthenticated request costs at most that one
+// read and no write.
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/mcp"
+	"github.com/custodymcp/custody/shared/ratelimit"
+	"github.com/custodymcp/custody/shared/store"
+)
+
+// Surface names the rate-limit surface of /mcp.
+const Surface = "mcp"
+
+// Gate is the store-backed mcp.Gate.
+type Gate struct {
+	store  store.Store
+	limits ratelimit.Limits
+}
+
+var _ mcp.Gate = (*Gate)(nil)
+
+// New returns a gate over st with the default per-lane limits (a credential
+// row may override them).
+func New(st store.Store, limits ratelimit.Limits) *Gate {
+	if limits == nil {
+		limits = ratelimit.DefaultLimits()
+	}
+	return &Gate{store: st, limits: limits}
+}
+
+// admitted is what Commit needs from Admit's read.
+type admitted struct {
+	bucket ratelimit.Bucket
+	now    time.Time
+}
+
+// Admit authenticates the token and reads the session and rate bucket in the
+// same batch (DECISIONS.md "Identity and binding": fetched together, judged
+// only after the credential is accepted).
+func (g *Gate) Admit(ctx context.Context, req mcp.AdmitRequest) (*mcp.Admission, error) {
+	if !auth.WellFormedKey(req.Token) {
+		return &mcp.Admission{}, nil
+	}
+	hash := auth.HashKey(req.Token)
+	bucketKey := ratelimit.Key(hash, Surface, req.Lane)
+	keys := []store.Key{auth.CredentialKey(hash), bucketKey}
+	if req.SessionID != "" {
+		keys = append(keys, mcp.SessionKey(req.SessionID))
+	}
+	rows, err := g.store.BatchGet(ctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("admit: %w", err)
+	}
+	if rows[0] == nil {
+		return &mcp.Admission{}, nil
+	}
+	cred, err := auth.DecodeCredential(*rows[0])
+	if err != nil {
+		return nil, fmt.Errorf("admit: %w", err)
+	}
+	if cred.Revoked {
+		return &mcp.Admission{}, nil
+	}
+	adm := &mcp.Admission{Credential: cred}
+	if len(rows) > 2 && rows[2] != nil {
+		sess, err := mcp.DecodeSession(*rows[2])
+		if err != nil {
+			return nil, fmt.Errorf("admit: %w", err)
+		}
+		// A session of another principal is answered like an unknown one.
+		if sess.Tenant == cred.Tenant && sess.Principal == cred.Owner {
+			adm.Session = sess
+		}
+	}
+	bucket := ratelimit.DecodeBucket(bucketKey, rows[1])
+	limit, ok := cred.RateLimits[string(req.Lane)]
+	if !ok {
+		limit = g.limits[req.Lane]
+	}
+	adm.Rate = ratelimit.Decide(bucket, limit, req.Now)
+	adm.State = &admitted{bucket: bucket, now: req.Now}
+	return adm, nil
+}
+
+// maxBucketRetries bounds the re-reads when concurrent requests of one key
+// open a new rate window at once.
+const maxBucketRetries = 5
+
+// Commit performs the request's one write. Only when another request of the
+// same key opened a new rate window in between does it re-read the bucket and
+// write again (ratelimit package doc).
+func (g *Gate) Commit(ctx context.Context, adm *mcp.Admission, c mcp.Commitment) error {
+	st, _ := adm.State.(*admitted)
+	if st == nil {
+		return errors.New("commit: admission was not made by this gate")
+	}
+	for attempt := 0; ; attempt++ {
+		var ops []store.Op
+		if c.Count > 0 {
+			ops = append(ops, ratelimit.Consume(st.bucket, st.now, int64(c.Count)))
+		}
+		for i := range c.Audit {
+			ops = append(ops, store.PutOp(c.Audit[i].Item(), store.NotExists()))
+		}
+		if c.CreateSession != nil {
+			ops = append(ops, store.PutOp(c.CreateSession.Item(), store.NotExists()))
+		}
+		if c.DeleteSession != "" {
+			ops = append(ops, store.DeleteOp(mcp.SessionKey(c.DeleteSession)))
+		}
+		if len(ops) == 0 {
+			return nil
+		}
+		err := write(ctx, g.store, ops)
+		if err == nil {
+			return nil
+		}
+		if c.Count == 0 || !bucketFailed(err) || attempt >= maxBucketRetries {
+			return fmt.Errorf("commit: %w", err)
+		}
+		it, gerr := g.store.Get(ctx, st.bucket.Key)
+		switch {
+		case errors.Is(gerr, store.ErrNotFound):
+			st.bucket = ratelimit.DecodeBucket(st.bucket.Key, nil)
+		case gerr != nil:
+			return fmt.Errorf("commit: re-read rate bucket: %w", gerr)
+		default:
+			st.bucket = ratelimit.DecodeBucket(st.bucket.Key, &it)
+		}
+	}
+}
+
+// bucketFailed reports whether the write failed on the rate bucket's guard
+// (always the first operation when a count is written).
+func bucketFailed(err error) bool {
+	var tx *store.TxCanceledError
+	if errors.As(err, &tx) {
+		return tx.Index == 0
+	}
+	return errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrExists)
+}
+
+// write performs ops as one write: a single operation directly, several as
+// one transaction.
+func write(ctx context.Context, st store.Store, ops []store.Op) error {
+	if len(ops) > 1 {
+		return st.Transact(ctx, ops)
+	}
+	op := ops[0]
+	switch op.Kind {
+	case store.OpPut:
+		return st.Put(ctx, op.Item, op.Conditions...)
+	case store.OpUpdate:
+		_, err := st.Update(ctx, op.Key, op.Update, op.Conditions...)
+		return err
+	case store.OpDelete:
+		return st.Delete(ctx, op.Key, op.Conditions...)
+	}
+	return st.Transact(ctx, ops)
+}

@@ -1,0 +1,253 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// JSON-RPC 2.0 error codes used by MCP (JSON-RPC 2.0 §5.1; MCP basic §Messages).
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+	// CodeRateLimited answers a rate-limited protocol method (DECISIONS.md
+	// "Answers on the wire"), with data.retry_after_s.
+	CodeRateLimited = -32000
+	// CodeUnauthorized answers a request without a valid credential (HTTP 401).
+	CodeUnauthorized = -32001
+	// CodeResourceNotFound is the 2025-era resource-not-found code.
+	CodeResourceNotFound = -32002
+	// CodeURLElicitationRequired asks the client to open URLs and retry.
+	CodeURLElicitationRequired = -32042
+)
+
+// ID is a JSON-RPC request id: a string or an integer, kept as its exact
+// JSON text so it is echoed with the same type and spelling (MCP basic
+// §Requests: ids are strings or integers, never null).
+type ID struct{ raw json.RawMessage }
+
+// IsZero reports whether the id is absent (a notification).
+func (id ID) IsZero() bool { return len(id.raw) == 0 }
+
+// String returns the id's JSON text.
+func (id ID) String() string { return string(id.raw) }
+
+// MarshalJSON writes the id's original JSON text (null when absent).
+func (id ID) MarshalJSON() ([]byte, error) {
+	if id.IsZero() {
+		return []byte("null"), nil
+	}
+	return id.raw, nil
+}
+
+// StringID returns an id holding the JSON string s.
+func StringID(s string) ID {
+	b, _ := json.Marshal(s)
+	return ID{raw: b}
+}
+
+// IntID returns an id holding the integer n.
+func IntID(n int64) ID { return ID{raw: json.RawMessage(fmt.Sprint(n))} }
+
+// validID reports whether raw is a JSON string or an integer literal.
+func validID(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return false
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		var s string
+		return json.Unmarshal(raw, &s) == nil
+	case c == '-' || (c >= '0' && c <= '9'):
+		// Integer literal only: no fraction, no exponent (1.5 and 1e3 refused).
+		digits := raw
+		if c == '-' {
+			digits = raw[1:]
+		}
+		if len(digits) == 0 || len(digits) > 19 {
+			return false
+		}
+		for _, d := range digits {
+			if d < '0' || d > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// Error is a JSON-RPC error object. As a Go error it is what method handlers
+// return to answer with a protocol error.
+type Error struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message) }
+
+// Errorf returns a protocol error with a formatted message.
+func Errorf(code int, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// InvalidParams is the -32602 error with msg.
+func InvalidParams(msg string) *Error { return &Error{Code: CodeInvalidParams, Message: msg} }
+
+// Message is one decoded JSON-RPC message: a request (ID and Method), a
+// notification (Method only) or a response (ID and Result or Error).
+type Message struct {
+	ID     ID
+	Method string
+	Params json.RawMessage
+	Result json.RawMessage
+	Error  json.RawMessage
+}
+
+// IsRequest reports whether the message is a request.
+func (m *Message) IsRequest() bool { return m.Method != "" && !m.ID.IsZero() }
+
+// IsNotification reports whether the message is a notification.
+func (m *Message) IsNotification() bool { return m.Method != "" && m.ID.IsZero() }
+
+// IsResponse reports whether the message is a client's response.
+func (m *Message) IsResponse() bool { return m.Method == "" }
+
+// wireMessage has every member a JSON-RPC message may carry; members are
+// raw so that presence, null and type can be told apart.
+type wireMessage struct {
+	JSONRPC json.RawMessage `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// DecodeError is a body that is not acceptable JSON-RPC, with the JSON-RPC
+// code to answer (-32700 or -32600) and, when one could be read, the id.
+type DecodeError struct {
+	Code    int
+	Message string
+	ID      ID
+}
+
+func (e *DecodeError) Error() string { return e.Message }
+
+// Body is a decoded POST body: one message or, for a batch, several.
+type Body struct {
+	Messages []*Message
+	Batch    bool
+}
+
+// DecodeBody parses a POST body. Invalid UTF-8 or JSON is -32700; anything
+// that is not a JSON-RPC 2.0 message (or array of them) is -32600, including
+// null or non-integer ids and the empty array. Whether a batch is allowed is
+// decided later, once the session's revision is known.
+func DecodeBody(body []byte) (*Body, *DecodeError) {
+	if !utf8.Valid(body) {
+		return nil, &DecodeError{Code: CodeParseError, Message: "Parse error: the body is not valid UTF-8."}
+	}
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || !json.Valid(trimmed) {
+		return nil, &DecodeError{Code: CodeParseError, Message: "Parse error: the body is not valid JSON."}
+	}
+	if trimmed[0] != '[' {
+		m, err := decodeMessage(trimmed)
+		if err != nil {
+			return nil, err
+		}
+		return &Body{Messages: []*Message{m}}, nil
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(trimmed, &elems); err != nil {
+		return nil, &DecodeError{Code: CodeParseError, Message: "Parse error: the body is not valid JSON."}
+	}
+	if len(elems) == 0 {
+		return nil, &DecodeError{Code: CodeInvalidRequest, Message: "Invalid request: an empty batch."}
+	}
+	b := &Body{Batch: true, Messages: make([]*Message, len(elems))}
+	for i, e := range elems {
+		m, err := decodeMessage(e)
+		if err != nil {
+			return nil, &DecodeError{Code: CodeInvalidRequest, Message: err.Message}
+		}
+		b.Messages[i] = m
+	}
+	return b, nil
+}
+
+func decodeMessage(raw json.RawMessage) (*Message, *DecodeError) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, &DecodeError{Code: CodeInvalidRequest, Message: "Invalid request: a JSON-RPC message must be an object."}
+	}
+	var w wireMessage
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return nil, &DecodeError{Code: CodeInvalidRequest, Message: "Invalid request: a JSON-RPC message must be an object."}
+	}
+	if string(bytes.TrimSpace(w.JSONRPC)) != `"2.0"` {
+		return nil, &DecodeError{Code: CodeInvalidRequest, Message: `Invalid request: "jsonrpc" must be "2.0".`}
+	}
+	m := &Message{}
+	if w.ID != nil {
+		if !validID(w.ID) {
+			return nil, &DecodeError{Code: CodeInvalidRequest, Message: "Invalid request: the id must be a string or an integer."}
+		}
+		m.ID = ID{raw: bytes.TrimSpace(w.ID)}
+	}
+	if w.Method != nil {
+		if err := json.Unmarshal(w.Method, &m.Method); err != nil || m.Method == "" {
+			return nil, &DecodeError{Code: CodeInvalidRequest, Message: `Invalid request: "method" must be a non-empty string.`, ID: m.ID}
+		}
+		if w.Result != nil || w.Error != nil {
+			return nil, &DecodeError{Code: CodeInvalidRequest, Message: "Invalid request: a request cannot carry a result or an error.", ID: m.ID}
+		}
+		m.Params = nullToNil(w.Params)
+		return m, nil
+	}
+	// A response from the client: an id and exactly one of result and error.
+	if m.ID.IsZero() || (w.Result == nil) == (w.Error == nil) {
+		return nil, &DecodeError{Code: CodeInvalidRequest, Message: "Invalid request: not a JSON-RPC request, notification or response."}
+	}
+	m.Result, m.Error = w.Result, w.Error
+	return m, nil
+}
+
+func nullToNil(raw json.RawMessage) json.RawMessage {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
+		return nil
+	}
+	return raw
+}
+
+// response is a JSON-RPC response as written.
+type response struct {
+	JSONRPC string `json:"jsonrpc"`
+	ID      *ID    `json:"id,omitempty"`
+	Result  any    `json:"result,omitempty"`
+	Error   *Error `json:"error,omitempty"`
+}
+
+// encodeResponse marshals a result or an error for id. An absent id is
+// omitted (an id-less error, as the 2025-11-25 schema allows).
+func encodeResponse(id ID, result any, rpcErr *Error) []byte {
+	r := response{JSONRPC: "2.0", Result: result, Error: rpcErr}
+	if !id.IsZero() {
+		r.ID = &id
+	}
+	if rpcErr == nil && result == nil {
+		r.Result = struct{}{}
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		b, _ = json.Marshal(response{JSONRPC: "2.0", ID: r.ID, Error: &Error{Code: CodeInternalError, Message: "Internal error."}})
+	}
+	return b
+}

@@ -1,0 +1,803 @@
+// Package mcp is Custody's Model Context Protocol layer: JSON-RPC 2.0
+// messages, protocol revisions, sessions, sealed list cursors and the
+// streamable HTTP transport on one endpoint (MCP basic/transports). It knows
+// nothing of AWS; every piece of state it keeps is a store row, so any
+// request may land on any instance.
+//
+// The transport orders each POST as ARCHITECTURE.md "The request path"
+// draws it: Origin/Host, body limit and JSON-RPC shape first; then the
+// credential, authenticated from scratch through the Gate (one batch read of
+// credential, session and rate bucket); then the session, bound to the
+// principal; then the method. Every authenticated request ends in exactly one
+// write through Gate.Commit (the rate count and its audit rows, plus the
+// session row at initialize or DELETE), and only after that write succeeds is
+// the answer sent. Each answer's status and JSON body follow DECISIONS.md
+// "Answers on the wire".
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/custodymcp/custody/shared/audit"
+	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/ratelimit"
+)
+
+// Gate authenticates, meters and audits requests over the store. The
+// composition root provides it (package gate); tests use the same one over
+// real engines.
+type Gate interface {
+	// Admit authenticates the presented token from scratch and, in the same
+	// batch read, fetches the session and the lane's rate bucket. A missing,
+	// unknown or revoked credential is an Admission without Credential (and
+	// no error); an error means the store could not answer.
+	Admit(ctx context.Context, req AdmitRequest) (*Admission, error)
+	// Commit performs the request's one write: the rate count, the audit
+	// rows and any session change, atomically.
+	Commit(ctx context.Context, adm *Admission, c Commitment) error
+}
+
+// AdmitRequest is what Admit needs from the HTTP request.
+type AdmitRequest struct {
+	Token     string // the presented credential; "" when none
+	SessionID string // "" when none or not wanted
+	Lane      ratelimit.Lane
+	Now       time.Time
+}
+
+// Admission is the gate's verdict on who is calling.
+type Admission struct {
+	// Credential is nil when the request is not authenticated.
+	Credential *auth.Credential
+	// Session is the live session under the requested id, only when it is
+	// bound to the credential's principal; nil otherwise (unknown, expired,
+	// deleted and foreign sessions are alike).
+	Session *Session
+	// Rate is the lane's verdict, decided before anything executes.
+	Rate ratelimit.Decision
+	// State is the gate's own (what Commit needs from the read).
+	State any
+}
+
+// Commitment is the request's one write.
+type Commitment struct {
+	Audit         []audit.Record
+	Count         int // requests to count in the rate bucket
+	CreateSession *Session
+	DeleteSession string
+}
+
+// Request is one JSON-RPC request or notification as a method handler sees it.
+type Request struct {
+	ID         ID
+	Method     string
+	Params     json.RawMessage
+	Revision   Revision
+	Credential *auth.Credential
+	Session    *Session
+	Rate       ratelimit.Decision
+	// Audit is this message's audit row; handlers set Tool, Matter, Outcome
+	// and the query digest.
+	Audit   *audit.Record
+	Started time.Time
+
+	newSession *Session
+}
+
+// MethodHandler serves one method. It returns the result, or an error: a
+// *Error is answered as that JSON-RPC error; any other error is logged and
+// answered -32603 without detail.
+type MethodHandler func(ctx context.Context, req *Request) (any, error)
+
+// Method registers a handler with its metering.
+type Method struct {
+	Handler MethodHandler
+	// Lane picks the rate lane from the params; nil means the read lane.
+	Lane func(params json.RawMessage) ratelimit.Lane
+	// RatesItself marks a method that answers a rate refusal in its own
+	// result (tools/call answers isError RATE_LIMITED); others get 429.
+	RatesItself bool
+}
+
+// Options configure a Server. The zero value of each field is documented.
+type Options struct {
+	Gate Gate
+	// ServerInfo names the server in InitializeResult.
+	ServerInfo Implementation
+	// Capabilities declared at initialize: exactly what is implemented.
+	Capabilities ServerCapabilities
+	// Instructions for the model, sent at initialize ("" omits them).
+	Instructions string
+	// AllowedOrigins are the exact Origin values browsers may send; a request
+	// with any other Origin is refused with 403.
+	AllowedOrigins []string
+	// AllowedHosts, when non-empty, are the only Host values accepted
+	// (DNS-rebinding protection on loopback binds); compared case-insensitively.
+	AllowedHosts []string
+	// MaxBodyBytes limits a POST body; 0 means 4 MiB.
+	MaxBodyBytes int64
+	// SessionTTL is a session's absolute lifetime; 0 means 24 h.
+	SessionTTL time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Logger receives one line per request; nil discards.
+	Logger *slog.Logger
+	// Challenge is the WWW-Authenticate value of a 401; "" means
+	// `Bearer realm="custody"`.
+	Challenge string
+}
+
+// Server is the streamable HTTP endpoint. It is an http.Handler.
+type Server struct {
+	opts    Options
+	methods map[string]Method
+}
+
+// NewServer returns a server with initialize and ping registered.
+func NewServer(opts Options) *Server {
+	if opts.MaxBodyBytes == 0 {
+		opts.MaxBodyBytes = 4 << 20
+	}
+	if opts.SessionTTL == 0 {
+		opts.SessionTTL = 24 * time.Hour
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Challenge == "" {
+		opts.Challenge = `Bearer realm="custody"`
+	}
+	s := &Server{opts: opts, methods: map[string]Method{}}
+	s.Register("initialize", Method{Handler: s.initialize})
+	s.Register("ping", Method{Handler: func(context.Context, *Request) (any, error) { return struct{}{}, nil }})
+	return s
+}
+
+// Register adds or replaces a method.
+func (s *Server) Register(name string, m Method) { s.methods[name] = m }
+
+// Now returns the server's clock reading.
+func (s *Server) Now() time.Time { return s.opts.Now() }
+
+const (
+	headerSessionID       = "Mcp-Session-Id"
+	headerProtocolVersion = "Mcp-Protocol-Version"
+)
+
+// allowedRequestHeaders may be sent by browser clients (CORS preflight).
+var allowedRequestHeaders = []string{
+	"accept", "authorization", "content-type", "last-event-id", "mcp-method",
+	"mcp-name", "mcp-protocol-version", "mcp-session-id", "x-api-key",
+}
+
+// ServeHTTP serves /mcp.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.hostAllowed(r.Host) {
+		writeError(w, http.StatusForbidden, ID{}, &Error{Code: CodeInvalidRequest, Message: "Forbidden: this Host is not served here."})
+		return
+	}
+	if origin := r.Header.Get("Origin"); origin != "" {
+		if !s.originAllowed(origin) {
+			writeError(w, http.StatusForbidden, ID{}, &Error{Code: CodeInvalidRequest, Message: "Forbidden: this Origin is not allowed."})
+			return
+		}
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Add("Vary", "Origin")
+		h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate, Retry-After")
+	}
+	switch r.Method {
+	case http.MethodOptions:
+		s.preflight(w, r)
+	case http.MethodPost:
+		s.post(w, r)
+	case http.MethodGet:
+		s.get(w, r)
+	case http.MethodDelete:
+		s.delete(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE, OPTIONS")
+		writeError(w, http.StatusMethodNotAllowed, ID{}, &Error{Code: CodeInvalidRequest, Message: "Method not allowed on /mcp."})
+	}
+}
+
+func (s *Server) hostAllowed(host string) bool {
+	if len(s.opts.AllowedHosts) == 0 {
+		return true
+	}
+	for _, h := range s.opts.AllowedHosts {
+		if strings.EqualFold(h, host) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) originAllowed(origin string) bool {
+	for _, o := range s.opts.AllowedOrigins {
+		if o == origin {
+			return true
+		}
+	}
+	return false
+}
+
+// preflight answers a CORS preflight without authentication (FB-29).
+func (s *Server) preflight(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Allow", "GET, POST, DELETE, OPTIONS")
+	if r.Header.Get("Origin") != "" {
+		h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", strings.Join(allowedRequestHeaders, ", "))
+		h.Set("Access-Control-Max-Age", "600")
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// exchange carries one HTTP request through the pipeline.
+type exchange struct {
+	w        http.ResponseWriter
+	r        *http.Request
+	started  time.Time
+	reqID    string
+	adm      *Admission
+	revision Revision
+	audits   []audit.Record
+	count    int
+	create   *Session
+	del      string
+}
+
+func newRequestID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// auditFor starts the audit row of one message (or HTTP-level request).
+func (s *Server) auditFor(x *exchange, method string) audit.Record {
+	c := x.adm.Credential
+	rec := audit.Record{
+		RequestID: x.reqID, At: x.started, Tenant: c.Tenant, Principal: c.Owner,
+		CredentialID: c.ID, Method: method, Revision: string(x.revision),
+	}
+	if x.adm.Session != nil {
+		rec.SessionID = x.adm.Session.ID
+	}
+	if len(x.audits) > 0 {
+		rec.RequestID += "." + strconv.Itoa(len(x.audits))
+	}
+	return rec
+}
+
+// finish commits the exchange's one write, then writes the answer. A failed
+// commit replaces the answer: nothing unaudited leaves the server.
+func (s *Server) finish(x *exchange, status int, body []byte, failID ID) {
+	for i := range x.audits {
+		x.audits[i].DurationMs = time.Since(x.started).Milliseconds()
+	}
+	err := s.opts.Gate.Commit(x.r.Context(), x.adm, Commitment{
+		Audit: x.audits, Count: x.count, CreateSession: x.create, DeleteSession: x.del,
+	})
+	if err != nil {
+		s.opts.Logger.ErrorContext(x.r.Context(), "commit failed", "requestId", x.reqID, "err", err)
+		x.w.Header().Del(headerSessionID)
+		x.w.Header().Set("Retry-After", "1")
+		writeError(x.w, http.StatusServiceUnavailable, failID, &Error{Code: CodeInternalError,
+			Message: "The request could not be recorded, so it was not completed; retry shortly."})
+		return
+	}
+	s.logOutcome(x, status)
+	if body == nil {
+		x.w.WriteHeader(status)
+		return
+	}
+	writeJSON(x.w, status, body)
+}
+
+func (s *Server) logOutcome(x *exchange, status int) {
+	attrs := []any{"requestId", x.reqID, "status", status, "durationMs", time.Since(x.started).Milliseconds()}
+	if c := x.adm.Credential; c != nil {
+		attrs = append(attrs, "credential", c)
+	}
+	for _, a := range x.audits {
+		attrs = append(attrs, "method", a.Method, "outcome", a.Outcome)
+		if a.Tool != "" {
+			attrs = append(attrs, "tool", a.Tool)
+		}
+	}
+	s.opts.Logger.Info("mcp request", attrs...)
+}
+
+// admit authenticates; on failure it has already answered.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, sessionID string, lane ratelimit.Lane, id ID) (*exchange, bool) {
+	now := s.opts.Now()
+	token, _ := auth.Presented(r.Header)
+	x := &exchange{w: w, r: r, started: now, reqID: newRequestID()}
+	if token == "" {
+		s.unauthorized(w, id)
+		return nil, false
+	}
+	adm, err := s.opts.Gate.Admit(r.Context(), AdmitRequest{Token: token, SessionID: sessionID, Lane: lane, Now: now})
+	if err != nil {
+		s.opts.Logger.ErrorContext(r.Context(), "admit failed", "requestId", x.reqID, "err", err)
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, id, &Error{Code: CodeInternalError,
+			Message: "The service is temporarily unavailable; retry shortly."})
+		return nil, false
+	}
+	if adm.Credential == nil {
+		s.unauthorized(w, id)
+		return nil, false
+	}
+	x.adm = adm
+	return x, true
+}
+
+func (s *Server) unauthorized(w http.ResponseWriter, id ID) {
+	w.Header().Set("WWW-Authenticate", s.opts.Challenge)
+	writeError(w, http.StatusUnauthorized, id, &Error{Code: CodeUnauthorized,
+		Message: "Authentication required: present a valid API key as 'Authorization: Bearer <key>' or 'X-API-Key: <key>'."})
+}
+
+// httpRefusal answers an authenticated request at the HTTP level (400, 404,
+// 405, 429), auditing it with outcome "http:<status>".
+func (s *Server) httpRefusal(x *exchange, method string, status int, id ID, e *Error) {
+	rec := s.auditFor(x, method)
+	rec.Outcome = "http:" + strconv.Itoa(status)
+	x.audits = append(x.audits, rec)
+	var body []byte
+	if e != nil {
+		body = encodeResponse(id, nil, e)
+	}
+	s.finish(x, status, body, id)
+}
+
+// protocolHeader reads MCP-Protocol-Version: present reports whether the
+// header was sent at all (an empty value is present and invalid).
+func protocolHeader(r *http.Request) (rev Revision, present bool) {
+	vals, ok := r.Header[headerProtocolVersion]
+	if !ok || len(vals) == 0 {
+		return "", false
+	}
+	return Revision(strings.TrimSpace(vals[0])), true
+}
+
+func (s *Server) post(w http.ResponseWriter, r *http.Request) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		writeError(w, http.StatusUnsupportedMediaType, ID{}, &Error{Code: CodeInvalidRequest,
+			Message: "Unsupported media type: POST a JSON-RPC message as application/json."})
+		return
+	}
+	if !acceptsResponse(r.Header.Values("Accept")) {
+		writeError(w, http.StatusNotAcceptable, ID{}, &Error{Code: CodeInvalidRequest,
+			Message: "Not acceptable: accept application/json and text/event-stream."})
+		return
+	}
+	body, tooLarge := readBody(r, s.opts.MaxBodyBytes)
+	if tooLarge {
+		writeError(w, http.StatusRequestEntityTooLarge, ID{}, &Error{Code: CodeInvalidRequest,
+			Message: "Request body too large: the limit is " + strconv.FormatInt(s.opts.MaxBodyBytes, 10) + " bytes."})
+		return
+	}
+	b, derr := DecodeBody(body)
+	if derr != nil {
+		writeError(w, http.StatusBadRequest, ID{}, &Error{Code: derr.Code, Message: derr.Message})
+		return
+	}
+	first := b.Messages[0]
+	hdrRev, hdrPresent := protocolHeader(r)
+	if hdrPresent && !hdrRev.IsLegacy() {
+		writeError(w, http.StatusBadRequest, first.ID, &Error{Code: CodeInvalidRequest,
+			Message: "Unsupported MCP-Protocol-Version header; supported: " + legacyList() + "."})
+		return
+	}
+	isInit := !b.Batch && first.Method == "initialize"
+	sid := r.Header.Get(headerSessionID)
+	if isInit {
+		sid = "" // initialize always starts a new session
+	}
+	x, ok := s.admit(w, r, lookupID(sid), s.laneOf(b), first.ID)
+	if !ok {
+		return
+	}
+	method := first.Method
+	if b.Batch {
+		method = "batch"
+	} else if first.IsResponse() {
+		method = "response"
+	}
+	if !isInit {
+		if sid == "" {
+			s.httpRefusal(x, method, http.StatusBadRequest, first.ID, &Error{Code: CodeInvalidRequest,
+				Message: "Bad request: the Mcp-Session-Id header is required after initialize."})
+			return
+		}
+		if x.adm.Session == nil {
+			s.httpRefusal(x, method, http.StatusNotFound, first.ID, &Error{Code: CodeInvalidRequest,
+				Message: "Session not found: it expired or was ended; initialize a new one."})
+			return
+		}
+		x.revision = x.adm.Session.Revision
+		if hdrPresent && hdrRev != x.revision {
+			s.httpRefusal(x, method, http.StatusBadRequest, first.ID, &Error{Code: CodeInvalidRequest,
+				Message: "Bad request: MCP-Protocol-Version differs from the session's negotiated revision " + string(x.revision) + "."})
+			return
+		}
+	}
+	if b.Batch {
+		s.serveBatch(x, b)
+		return
+	}
+	s.serveOne(x, first)
+}
+
+// lookupID is the session id worth reading: "" for an absent or malformed
+// one (a malformed id names no session and is answered 404 like an unknown one).
+func lookupID(sid string) string {
+	if !ValidSessionID(sid) {
+		return ""
+	}
+	return sid
+}
+
+func legacyList() string {
+	parts := make([]string, len(LegacyRevisions))
+	for i, r := range LegacyRevisions {
+		parts[i] = string(r)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// acceptsResponse reports whether the Accept header admits a JSON or SSE
+// answer. An absent header accepts anything.
+func acceptsResponse(vals []string) bool {
+	if len(vals) == 0 {
+		return true
+	}
+	for _, v := range vals {
+		for _, part := range strings.Split(v, ",") {
+			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err != nil {
+				continue
+			}
+			switch mt {
+			case "application/json", "text/event-stream", "*/*", "application/*", "text/*":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// readBody reads at most limit bytes; tooLarge reports a longer body.
+func readBody(r *http.Request, limit int64) (body []byte, tooLarge bool) {
+	if r.ContentLength > limit {
+		return nil, true
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		return nil, false // a broken body is then a parse error
+	}
+	if int64(len(body)) > limit {
+		return nil, true
+	}
+	return body, false
+}
+
+// laneOf picks the rate lane of a body: the most expensive of its messages.
+func (s *Server) laneOf(b *Body) ratelimit.Lane {
+	lane := ratelimit.LaneRead
+	for _, m := range b.Messages {
+		if md, ok := s.methods[m.Method]; ok && md.Lane != nil && md.Lane(m.Params) == ratelimit.LaneExpensive {
+			lane = ratelimit.LaneExpensive
+		}
+	}
+	return lane
+}
+
+// serveOne answers a single message.
+func (s *Server) serveOne(x *exchange, m *Message) {
+	switch {
+	case m.IsResponse():
+		// No server-to-client request is ever pending yet, so every response
+		// names an unknown request (DECISIONS.md: 400, id-less, no row touched).
+		s.httpRefusal(x, "response", http.StatusBadRequest, ID{}, &Error{Code: CodeInvalidRequest,
+			Message: "Bad request: no server request with that id is pending."})
+	case m.IsNotification():
+		x.audits = append(x.audits, s.notificationAudit(x, m))
+		x.count = s.countIfAllowed(x, 1)
+		s.finish(x, http.StatusAccepted, nil, ID{})
+	default:
+		md, known := s.methods[m.Method]
+		if known && !md.RatesItself && !x.adm.Rate.Allowed {
+			s.rateLimited(x, m)
+			return
+		}
+		result, rpcErr, rec := s.call(x, m)
+		x.audits = append(x.audits, rec)
+		x.count = s.countIfAllowed(x, 1)
+		if x.create != nil {
+			x.w.Header().Set(headerSessionID, x.create.ID)
+		}
+		s.finish(x, http.StatusOK, encodeResponse(m.ID, result, rpcErr), m.ID)
+	}
+}
+
+func (s *Server) countIfAllowed(x *exchange, n int) int {
+	if x.adm.Rate.Allowed {
+		return n
+	}
+	return 0
+}
+
+func (s *Server) notificationAudit(x *exchange, m *Message) audit.Record {
+	rec := s.auditFor(x, m.Method)
+	rec.Outcome = audit.OutcomeAccepted
+	return rec
+}
+
+// rateLimited answers a rate-limited protocol method: 429, Retry-After and a
+// JSON-RPC error with data.retry_after_s (DECISIONS.md "Answers on the wire").
+func (s *Server) rateLimited(x *exchange, m *Message) {
+	secs := x.adm.Rate.RetryAfterSeconds()
+	x.w.Header().Set("Retry-After", strconv.Itoa(secs))
+	s.httpRefusal(x, m.Method, http.StatusTooManyRequests, m.ID, &Error{Code: CodeRateLimited,
+		Message: "Rate limit exceeded: retry after " + strconv.Itoa(secs) + " seconds.",
+		Data:    map[string]any{"retry_after_s": secs, "limit": x.adm.Rate.Limit}})
+}
+
+// call dispatches one request and returns its result or error and its audit row.
+func (s *Server) call(x *exchange, m *Message) (result any, rpcErr *Error, rec audit.Record) {
+	rec = s.auditFor(x, m.Method)
+	md, ok := s.methods[m.Method]
+	if !ok {
+		rpcErr = &Error{Code: CodeMethodNotFound, Message: "Method not found."}
+		rec.Outcome = "rpc:" + strconv.Itoa(rpcErr.Code)
+		return nil, rpcErr, rec
+	}
+	if m.Params != nil && !isJSONObject(m.Params) {
+		rpcErr = InvalidParams("Invalid params: params must be an object.")
+		rec.Outcome = "rpc:" + strconv.Itoa(rpcErr.Code)
+		return nil, rpcErr, rec
+	}
+	req := &Request{
+		ID: m.ID, Method: m.Method, Params: m.Params, Revision: x.revision,
+		Credential: x.adm.Credential, Session: x.adm.Session, Rate: x.adm.Rate,
+		Audit: &rec, Started: x.started,
+	}
+	result, err := s.invoke(x.r.Context(), md.Handler, req)
+	if req.newSession != nil {
+		x.create = req.newSession
+		rec.SessionID = req.newSession.ID
+		rec.Revision = string(req.newSession.Revision)
+	}
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			s.opts.Logger.ErrorContext(x.r.Context(), "method failed", "requestId", x.reqID, "method", m.Method, "err", err)
+			e = &Error{Code: CodeInternalError, Message: "Internal error."}
+		}
+		rec.Outcome = "rpc:" + strconv.Itoa(e.Code)
+		return nil, e, rec
+	}
+	if rec.Outcome == "" {
+		rec.Outcome = audit.OutcomeOK
+	}
+	return result, nil, rec
+}
+
+// invoke runs a handler, turning a panic into an internal error.
+func (s *Server) invoke(ctx context.Context, h MethodHandler, req *Request) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.opts.Logger.ErrorContext(ctx, "method panicked", "method", req.Method, "panic", p)
+			result, err = nil, &Error{Code: CodeInternalError, Message: "Internal error."}
+		}
+	}()
+	return h(ctx, req)
+}
+
+// serveBatch answers a JSON-RPC batch, accepted only in 2025-03-26 sessions
+// (2025-03-26 basic §Batching; removed in 2025-06-18).
+func (s *Server) serveBatch(x *exchange, b *Body) {
+	if !x.revision.HasBatch() {
+		s.httpRefusal(x, "batch", http.StatusBadRequest, ID{}, &Error{Code: CodeInvalidRequest,
+			Message: "Invalid request: JSON-RPC batches are not accepted in revision " + string(x.revision) + "."})
+		return
+	}
+	if len(b.Messages) > maxBatch {
+		s.httpRefusal(x, "batch", http.StatusBadRequest, ID{}, &Error{Code: CodeInvalidRequest,
+			Message: "Invalid request: a batch may hold at most " + strconv.Itoa(maxBatch) + " messages."})
+		return
+	}
+	if !x.adm.Rate.Allowed {
+		secs := x.adm.Rate.RetryAfterSeconds()
+		x.w.Header().Set("Retry-After", strconv.Itoa(secs))
+		s.httpRefusal(x, "batch", http.StatusTooManyRequests, ID{}, &Error{Code: CodeRateLimited,
+			Message: "Rate limit exceeded: retry after " + strconv.Itoa(secs) + " seconds.",
+			Data:    map[string]any{"retry_after_s": secs, "limit": x.adm.Rate.Limit}})
+		return
+	}
+	var out []json.RawMessage
+	for _, m := range b.Messages {
+		switch {
+		case m.IsResponse():
+			rec := s.auditFor(x, "response")
+			rec.Outcome = "rpc:" + strconv.Itoa(CodeInvalidRequest)
+			x.audits = append(x.audits, rec)
+		case m.IsNotification():
+			x.audits = append(x.audits, s.notificationAudit(x, m))
+		case m.Method == "initialize":
+			rec := s.auditFor(x, m.Method)
+			rec.Outcome = "rpc:" + strconv.Itoa(CodeInvalidRequest)
+			x.audits = append(x.audits, rec)
+			out = append(out, encodeResponse(m.ID, nil, &Error{Code: CodeInvalidRequest,
+				Message: "Invalid request: initialize cannot be part of a batch."}))
+		default:
+			result, rpcErr, rec := s.call(x, m)
+			x.audits = append(x.audits, rec)
+			out = append(out, encodeResponse(m.ID, result, rpcErr))
+		}
+	}
+	x.count = len(b.Messages)
+	if len(out) == 0 {
+		s.finish(x, http.StatusAccepted, nil, ID{})
+		return
+	}
+	body, _ := json.Marshal(out)
+	s.finish(x, http.StatusOK, body, ID{})
+}
+
+// maxBatch keeps a batch's audit rows within one store transaction.
+const maxBatch = 20
+
+func (s *Server) get(w http.ResponseWriter, r *http.Request) {
+	if rev, ok := protocolHeader(r); ok && rev == Rev20260728 {
+		s.methodNotAllowed(w)
+		return
+	}
+	x, ok := s.admit(w, r, lookupID(r.Header.Get(headerSessionID)), ratelimit.LaneRead, ID{})
+	if !ok {
+		return
+	}
+	if r.Header.Get(headerSessionID) != "" && x.adm.Session == nil {
+		s.httpRefusal(x, "GET /mcp", http.StatusNotFound, ID{}, &Error{Code: CodeInvalidRequest,
+			Message: "Session not found: it expired or was ended; initialize a new one."})
+		return
+	}
+	// No server-initiated stream is offered (MCP basic/transports §Listening
+	// for Messages from the Server: text/event-stream or 405).
+	w.Header().Set("Allow", "POST, DELETE, OPTIONS")
+	s.httpRefusal(x, "GET /mcp", http.StatusMethodNotAllowed, ID{}, &Error{Code: CodeInvalidRequest,
+		Message: "Method not allowed: this server offers no GET stream."})
+}
+
+func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
+	if rev, ok := protocolHeader(r); ok && rev == Rev20260728 {
+		s.methodNotAllowed(w)
+		return
+	}
+	raw := r.Header.Get(headerSessionID)
+	x, ok := s.admit(w, r, lookupID(raw), ratelimit.LaneRead, ID{})
+	if !ok {
+		return
+	}
+	switch {
+	case raw == "":
+		s.httpRefusal(x, "DELETE /mcp", http.StatusBadRequest, ID{}, &Error{Code: CodeInvalidRequest,
+			Message: "Bad request: the Mcp-Session-Id header names the session to end."})
+	case x.adm.Session == nil:
+		s.httpRefusal(x, "DELETE /mcp", http.StatusNotFound, ID{}, &Error{Code: CodeInvalidRequest,
+			Message: "Session not found: it expired or was ended."})
+	default:
+		rec := s.auditFor(x, "DELETE /mcp")
+		rec.Outcome = audit.OutcomeOK
+		x.audits = append(x.audits, rec)
+		x.count = s.countIfAllowed(x, 1)
+		x.del = x.adm.Session.ID
+		s.finish(x, http.StatusNoContent, nil, ID{})
+	}
+}
+
+func (s *Server) methodNotAllowed(w http.ResponseWriter) {
+	w.Header().Set("Allow", "POST, OPTIONS")
+	writeError(w, http.StatusMethodNotAllowed, ID{}, &Error{Code: CodeInvalidRequest,
+		Message: "Method not allowed: revision 2026-07-28 is served over POST only."})
+}
+
+// initialize negotiates the revision and mints the session (MCP lifecycle
+// §Version Negotiation): a supported legacy revision is echoed; anything else
+// is answered with LatestLegacy, never an echo of an unserved revision.
+func (s *Server) initialize(_ context.Context, req *Request) (any, error) {
+	var p InitializeParams
+	if err := DecodeParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.ProtocolVersion == "" {
+		return nil, InvalidParams("Invalid params: protocolVersion is required.")
+	}
+	caps := p.Capabilities
+	if len(caps) == 0 || string(caps) == "null" {
+		caps = json.RawMessage(`{}`)
+	} else if !isJSONObject(caps) {
+		return nil, InvalidParams("Invalid params: capabilities must be an object.")
+	}
+	rev := Revision(p.ProtocolVersion)
+	if !rev.IsLegacy() {
+		rev = LatestLegacy
+	}
+	now := req.Started
+	c := req.Credential
+	req.newSession = &Session{
+		ID: NewSessionID(), Tenant: c.Tenant, Principal: c.Owner, CredentialID: c.ID,
+		Revision: rev, ClientCapabilities: caps, ClientInfo: p.ClientInfo,
+		CreatedAt: now.UTC(), ExpiresAt: now.Add(s.opts.SessionTTL).UTC(),
+	}
+	info := s.opts.ServerInfo
+	if !rev.HasStructuredOutput() {
+		info.Title = "" // Implementation.title is new in 2025-06-18
+	}
+	return InitializeResult{
+		ProtocolVersion: rev, Capabilities: s.opts.Capabilities,
+		ServerInfo: info, Instructions: s.opts.Instructions,
+	}, nil
+}
+
+// DecodeParams decodes request params (absent params decode as {}).
+func DecodeParams(raw json.RawMessage, v any) *Error {
+	if raw == nil {
+		return nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return InvalidParams("Invalid params: " + describeJSONError(err))
+	}
+	return nil
+}
+
+func describeJSONError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return "the field '" + te.Field + "' has the wrong type."
+	}
+	return "the params do not match the method's schema."
+}
+
+func isJSONObject(raw json.RawMessage) bool {
+	for _, c := range raw {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func writeError(w http.ResponseWriter, status int, id ID, e *Error) {
+	writeJSON(w, status, encodeResponse(id, nil, e))
+}

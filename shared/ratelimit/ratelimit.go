@@ -1,0 +1,169 @@
+// Package ratelimit meters requests per (surface, lane, credential) with a
+// sliding-window counter kept in one store row per bucket.
+//
+// The estimate for the window now running is
+//
+//	prev × (60 s − elapsed) / 60 s + count
+//
+// where count is the current minute's requests and prev the previous
+// minute's (the approximation Cloudflare described for its edge limiter). A
+// request is allowed while estimate + 1 ≤ limit. The bucket row is read in
+// the same batch as the credential and session (DECISIONS.md "Pipeline
+// choices") and written in the request's one transaction: within a minute the
+// write is an atomic Add guarded by the window, so concurrent requests of one
+// key do not conflict; only the first write of a new minute is a versioned
+// Put, and its losers retry as Adds. Under concurrency the count can pass the
+// limit by at most the number of requests decided on the same read; the
+// limit is a brake, not an invariant.
+//
+// Refused requests are not counted (a client that honours Retry-After gets
+// in when it says); every other authenticated request is, invalid ones too.
+package ratelimit
+
+import (
+	"math"
+	"time"
+
+	"github.com/custodymcp/custody/shared/store"
+)
+
+// Lane separates cheap from expensive work so a burst of searches cannot
+// starve ordinary reads.
+type Lane string
+
+// The two lanes (DECISIONS.md "Pipeline choices").
+const (
+	LaneRead      Lane = "read"
+	LaneExpensive Lane = "expensive"
+)
+
+// Window is the counter's window.
+const Window = time.Minute
+
+const windowSeconds = int64(Window / time.Second)
+
+// Limits are requests per minute per lane; a lane without an entry is
+// unlimited.
+type Limits map[Lane]int
+
+// DefaultLimits are the configured defaults: 600 reads and 60 expensive
+// calls a minute per credential.
+func DefaultLimits() Limits { return Limits{LaneRead: 600, LaneExpensive: 60} }
+
+// Key is the bucket row of a credential's lane on a surface ("mcp", …). It
+// lives in the credential's partition, keyed by the key hash, so it can be
+// fetched in the same batch as the credential before the credential is known.
+func Key(keyHash, surface string, lane Lane) store.Key {
+	return store.Key{PK: "CRED#" + keyHash, SK: "RATE#" + surface + "#" + string(lane)}
+}
+
+// Bucket is a decoded bucket row.
+type Bucket struct {
+	Key     store.Key
+	Exists  bool
+	Window  int64 // epoch seconds of the window's start
+	Count   int64
+	Prev    int64
+	Version int64
+}
+
+// DecodeBucket decodes the row read at key (nil: no row yet).
+func DecodeBucket(key store.Key, it *store.Item) Bucket {
+	b := Bucket{Key: key}
+	if it != nil {
+		b.Exists = true
+		b.Window = it.Int("window")
+		b.Count = it.Int("count")
+		b.Prev = it.Int("prev")
+		b.Version = it.Version
+	}
+	return b
+}
+
+// Decision is the verdict on one request.
+type Decision struct {
+	Allowed bool
+	// Limit is the lane's per-minute limit (0: unlimited).
+	Limit int
+	// RetryAfter is how long to wait before a retry can pass; whole seconds,
+	// at least one, set only when refused.
+	RetryAfter time.Duration
+}
+
+// RetryAfterSeconds is RetryAfter in whole seconds.
+func (d Decision) RetryAfterSeconds() int { return int(d.RetryAfter / time.Second) }
+
+// view is the bucket as seen from the window containing now.
+func (b Bucket) view(now int64) (window, count, prev int64) {
+	w := now - now%windowSeconds
+	switch {
+	case !b.Exists || b.Window < w-windowSeconds:
+		return w, 0, 0
+	case b.Window == w-windowSeconds:
+		return w, 0, b.Count
+	case b.Window == w:
+		return w, b.Count, b.Prev
+	default: // a row from the future (clock skew between instances): trust it
+		return w, b.Count, b.Prev
+	}
+}
+
+// Decide judges one request against the bucket at now.
+func Decide(b Bucket, limit int, now time.Time) Decision {
+	if limit <= 0 {
+		return Decision{Allowed: true}
+	}
+	sec := now.Unix()
+	w, count, prev := b.view(sec)
+	elapsed := float64(now.Sub(time.Unix(w, 0))) / float64(Window)
+	est := float64(prev)*(1-elapsed) + float64(count)
+	if est+1 <= float64(limit) {
+		return Decision{Allowed: true, Limit: limit}
+	}
+	return Decision{Limit: limit, RetryAfter: retryAfter(count, prev, limit, elapsed)}
+}
+
+// retryAfter finds the earliest time the estimate admits one more request.
+func retryAfter(count, prev int64, limit int, elapsed float64) time.Duration {
+	room := float64(limit - 1)
+	var wait float64 // in windows
+	if float64(count) <= room && prev > 0 {
+		// Still this window: wait for the previous minute's share to decay.
+		need := 1 - (room-float64(count))/float64(prev)
+		wait = need - elapsed
+	} else {
+		// Next window: this minute's count becomes prev and decays.
+		need := 0.0
+		if count > 0 {
+			need = math.Max(0, 1-room/float64(count))
+		}
+		wait = (1 - elapsed) + need
+	}
+	secs := math.Ceil(wait * Window.Seconds())
+	if secs < 1 {
+		secs = 1
+	}
+	return time.Duration(secs) * time.Second
+}
+
+// Consume returns the write that counts n requests in the bucket, for the
+// request's transaction. A Put guarded by the read version (or by absence)
+// opens a new window; an Add guarded by the window counts within one.
+func Consume(b Bucket, now time.Time, n int64) store.Op {
+	sec := now.Unix()
+	w, count, prev := b.view(sec)
+	if b.Exists && b.Window == w {
+		return store.UpdateOp(b.Key, store.Update{Add: map[string]int64{"count": n}},
+			store.AttrEquals("window", w))
+	}
+	guard := store.NotExists()
+	if b.Exists {
+		guard = store.VersionEquals(b.Version)
+	}
+	return store.PutOp(store.Item{
+		PK: b.Key.PK, SK: b.Key.SK, Version: b.Version + 1,
+		// Kept two windows so the next minute still sees this one as prev.
+		ExpiresAt: w + 2*windowSeconds,
+		Attrs:     map[string]any{"window": w, "count": count + n, "prev": prev},
+	}, guard)
+}

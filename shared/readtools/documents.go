@@ -1,0 +1,308 @@
+package readtools
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/custodymcp/custody/shared/attest"
+	"github.com/custodymcp/custody/shared/records"
+	"github.com/custodymcp/custody/shared/store"
+	"github.com/custodymcp/custody/shared/tools"
+)
+
+// ListDocumentsInput names the matter, an optional kind and the page.
+type ListDocumentsInput struct {
+	CaseInput
+	Kind string `json:"kind,omitempty" jsonschema:"Only documents of this kind (complaint, contract, email, deposition_transcript…)." schema:"maxLength=64"`
+	tools.Paging
+}
+
+// DocumentItem is one document.
+type DocumentItem struct {
+	ID                 string     `json:"id"`
+	Title              string     `json:"title"`
+	Kind               string     `json:"kind"`
+	Privilege          string     `json:"privilege"`
+	Author             string     `json:"author"`
+	Custodian          string     `json:"custodian"`
+	Party              string     `json:"party"`
+	DocumentDate       string     `json:"document_date"`
+	CurrentVersion     int        `json:"current_version"`
+	PageCount          int        `json:"page_count"`
+	SHA256             string     `json:"sha256"`
+	ChecksumVerifiedAt *time.Time `json:"checksum_verified_at"`
+	UpdatedAt          time.Time  `json:"updated_at"`
+	attest.Item
+}
+
+// ListDocumentsOutput is list_documents' answer.
+type ListDocumentsOutput struct {
+	attest.Envelope
+	Results          *[]DocumentItem  `json:"results"`
+	ResultsReadState attest.ReadState `json:"results_read_state"`
+	Page             *tools.Page      `json:"page"`
+}
+
+func documentItem(c *tools.Call, d records.Document) DocumentItem {
+	status := attest.Grounded
+	if d.ChecksumVerifiedAt != nil {
+		status = attest.Verified
+	}
+	var verified *time.Time
+	if d.ChecksumVerifiedAt != nil {
+		t := d.ChecksumVerifiedAt.UTC()
+		verified = &t
+	}
+	return DocumentItem{
+		ID: d.ID, Title: d.Title, Kind: d.Kind, Privilege: string(d.Privilege), Author: d.Author,
+		Custodian: d.Custodian, Party: d.Party, DocumentDate: d.DocumentDate,
+		CurrentVersion: d.CurrentVersion, PageCount: d.PageCount, SHA256: d.SHA256,
+		ChecksumVerifiedAt: verified, UpdatedAt: d.UpdatedAt.UTC(),
+		Item: attest.Item{ProvenanceIDs: []string{urn(c, "document", d.ID)}, VerificationStatus: status},
+	}
+}
+
+// listDocuments lists a matter's documents, privilege-filtered for
+// client-safe credentials before paging.
+func (rt *readTools) listDocuments(ctx context.Context, c *tools.Call, in ListDocumentsInput) (ListDocumentsOutput, error) {
+	b := attest.New(c.Now, c.Matter.ID, "Read the matter's document rows; a document is verified when a recorded check recomputed its checksum, otherwise grounded as a source itself.")
+	matterRow(b, c)
+	clientSafeNote(b, c)
+	var out ListDocumentsOutput
+	all, err := rt.repo.Documents(ctx, c.Who.Tenant, c.Matter.ID)
+	if err != nil {
+		out.ResultsReadState = attest.StateUnreadable
+		b.Unreadable("documents")
+		out.Envelope = b.Envelope()
+		return out, nil
+	}
+	var kept []records.Document
+	for _, d := range visible(c, all, func(d records.Document) records.Privilege { return d.Privilege }) {
+		if in.Kind == "" || d.Kind == in.Kind {
+			kept = append(kept, d)
+		}
+	}
+	page, block := tools.Paginate(kept, in.Paging, tools.MaxLimit, true)
+	results := make([]DocumentItem, len(page))
+	for i, d := range page {
+		results[i] = documentItem(c, d)
+		b.Row(results[i].ProvenanceIDs[0], d.UpdatedAt)
+		b.Add(results[i].Item)
+	}
+	out.Results, out.Page = &results, &block
+	out.ResultsReadState = attest.ReadStateOf(len(kept), nil)
+	out.Envelope = b.Envelope()
+	return out, nil
+}
+
+// DocumentInput names one document of a matter.
+type DocumentInput struct {
+	CaseInput
+	DocumentID string `json:"document_id" jsonschema:"The document's id (from list_documents or search results)." schema:"minLength=1;maxLength=128"`
+}
+
+// GetDocumentInput names the document, a version and the chunk offset.
+type GetDocumentInput struct {
+	DocumentInput
+	Version int `json:"version,omitempty" jsonschema:"The version to read; default the current version." schema:"minimum=1"`
+	Offset  int `json:"offset,omitempty" jsonschema:"Chunks to skip; use page.next_offset to continue." schema:"minimum=0"`
+}
+
+// Passage is one page-numbered chunk of a document's text, verbatim.
+type Passage struct {
+	DocumentID string `json:"document_id"`
+	Version    int    `json:"version"`
+	Seq        int    `json:"seq"`
+	PageStart  int    `json:"page_start"`
+	PageEnd    int    `json:"page_end"`
+	Text       string `json:"text"`
+	attest.Item
+}
+
+func passage(c *tools.Call, d records.Document, ch records.Chunk) Passage {
+	return Passage{
+		DocumentID: d.ID, Version: ch.Version, Seq: ch.Seq, PageStart: ch.PageStart, PageEnd: ch.PageEnd,
+		Text: ch.Text,
+		Item: attest.Item{
+			ProvenanceIDs:      []string{urn(c, "chunk", d.ID+"/v"+itoa(ch.Version)+"/"+itoa(ch.Seq))},
+			VerificationStatus: attest.Grounded,
+		},
+	}
+}
+
+// VersionItem is one version of a document.
+type VersionItem struct {
+	Number    int       `json:"number"`
+	SHA256    string    `json:"sha256"`
+	PageCount int       `json:"page_count"`
+	Comment   string    `json:"comment"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// GetDocumentOutput is get_document's answer.
+type GetDocumentOutput struct {
+	attest.Envelope
+	Document          DocumentItem     `json:"document"`
+	Versions          *[]VersionItem   `json:"versions"`
+	VersionsReadState attest.ReadState `json:"versions_read_state"`
+	VersionsCount     *int             `json:"versions_count"`
+	Chunks            *[]Passage       `json:"chunks"`
+	ChunksReadState   attest.ReadState `json:"chunks_read_state"`
+	Page              *tools.Page      `json:"page"`
+}
+
+// document reads the document row the input names: NOT_FOUND when absent,
+// CLIENT_SAFE_REFUSED when the caller may not see it.
+func (rt *readTools) document(ctx context.Context, c *tools.Call, id string) (records.Document, error) {
+	d, err := rt.repo.Document(ctx, c.Who.Tenant, c.Matter.ID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return d, tools.Refuse(tools.ClassNotFound, "No document with that document_id exists in this matter.")
+	}
+	if err != nil {
+		return d, err
+	}
+	if !c.Sees(d.Privilege) {
+		return d, tools.Refuse(tools.ClassClientSafeRefused, "That document is privileged or work product and cannot be shown to a client-safe credential.")
+	}
+	return d, nil
+}
+
+// getDocument answers one document with its versions and one page of chunks.
+func (rt *readTools) getDocument(ctx context.Context, c *tools.Call, in GetDocumentInput) (GetDocumentOutput, error) {
+	d, err := rt.document(ctx, c, in.DocumentID)
+	if err != nil {
+		return GetDocumentOutput{}, err
+	}
+	version := in.Version
+	if version == 0 {
+		version = d.CurrentVersion
+	}
+	if version > d.CurrentVersion {
+		return GetDocumentOutput{}, tools.Invalid("version", "The field 'version' names a version this document does not have.")
+	}
+	b := attest.New(c.Now, c.Matter.ID, "Read the document row, its versions and one page of the chosen version's text; passages are grounded as pages of the document, quoted verbatim.")
+	matterRow(b, c)
+	out := GetDocumentOutput{Document: documentItem(c, d)}
+	b.Row(out.Document.ProvenanceIDs[0], d.UpdatedAt)
+	b.Add(out.Document.Item)
+
+	versions, err := rt.repo.Versions(ctx, c.Who.Tenant, c.Matter.ID, d.ID)
+	if err != nil {
+		out.VersionsReadState = attest.StateUnreadable
+		b.Unreadable("versions")
+	} else {
+		items := make([]VersionItem, len(versions))
+		for i, v := range versions {
+			items[i] = VersionItem{Number: v.Number, SHA256: v.SHA256, PageCount: v.PageCount, Comment: v.Comment, CreatedAt: v.CreatedAt.UTC()}
+			b.Row(urn(c, "version", d.ID+"/v"+itoa(v.Number)), v.UpdatedAt)
+		}
+		n := len(items)
+		out.Versions, out.VersionsCount = &items, &n
+		out.VersionsReadState = attest.ReadStateOf(n, nil)
+	}
+
+	// Chunk sequence numbers run 1..n without gaps within a version, so the
+	// chunk offset is seq-1 and a page is one range query.
+	cp, err := rt.repo.Chunks(ctx, c.Who.Tenant, c.Matter.ID, d.ID, version, in.Offset+1, rt.chunksPerPage)
+	if err != nil {
+		out.ChunksReadState = attest.StateUnreadable
+		b.Unreadable("chunks")
+	} else {
+		items := make([]Passage, len(cp.Chunks))
+		for i, ch := range cp.Chunks {
+			items[i] = passage(c, d, ch)
+			b.Row(items[i].ProvenanceIDs[0], ch.UpdatedAt)
+			b.Add(items[i].Item)
+		}
+		page := tools.Page{Offset: in.Offset, Limit: rt.chunksPerPage, Returned: len(items), HasMore: cp.More}
+		if cp.More {
+			next := in.Offset + len(items)
+			page.NextOffset = &next
+		}
+		out.Chunks, out.Page = &items, &page
+		out.ChunksReadState = attest.ReadStateOf(len(items), nil)
+		if len(items) == 0 && in.Offset > 0 {
+			b.Note("The offset is past the last chunk of this version.")
+		}
+	}
+	out.Envelope = b.Envelope()
+	return out, nil
+}
+
+// allChunks reads every chunk of one version of a document, in seq order.
+func (rt *readTools) allChunks(ctx context.Context, c *tools.Call, doc string, version int) ([]records.Chunk, error) {
+	var out []records.Chunk
+	from := 1
+	for {
+		cp, err := rt.repo.Chunks(ctx, c.Who.Tenant, c.Matter.ID, doc, version, from, store.MaxQueryLimit)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cp.Chunks...)
+		if !cp.More {
+			return out, nil
+		}
+		from = cp.NextSeq
+	}
+}
+
+// SearchInDocumentInput names the document and the words to find.
+type SearchInDocumentInput struct {
+	DocumentInput
+	Query string `json:"query" jsonschema:"Words to find; a passage matches when it contains every word." schema:"minLength=1;maxLength=512"`
+	tools.Paging
+}
+
+// SearchInDocumentOutput is search_in_document's answer.
+type SearchInDocumentOutput struct {
+	attest.Envelope
+	Document         DocumentItem     `json:"document"`
+	Results          *[]Passage       `json:"results"`
+	ResultsReadState attest.ReadState `json:"results_read_state"`
+	Page             *tools.Page      `json:"page"`
+}
+
+// searchInDocument returns the current version's passages that contain every
+// query term, in page order.
+func (rt *readTools) searchInDocument(ctx context.Context, c *tools.Call, in SearchInDocumentInput) (SearchInDocumentOutput, error) {
+	terms := Terms(in.Query)
+	if len(terms) == 0 {
+		return SearchInDocumentOutput{}, tools.Invalid("query", "The field 'query' must contain at least one word to search for.")
+	}
+	d, err := rt.document(ctx, c, in.DocumentID)
+	if err != nil {
+		return SearchInDocumentOutput{}, err
+	}
+	b := attest.New(c.Now, c.Matter.ID, "Read every chunk of the document's current version and kept those containing every query word; passages are quoted verbatim.")
+	matterRow(b, c)
+	out := SearchInDocumentOutput{Document: documentItem(c, d)}
+	b.Row(out.Document.ProvenanceIDs[0], d.UpdatedAt)
+	chunks, err := rt.allChunks(ctx, c, d.ID, d.CurrentVersion)
+	if err != nil {
+		out.ResultsReadState = attest.StateUnreadable
+		b.Unreadable("passages")
+		out.Envelope = b.Envelope()
+		return out, nil
+	}
+	var hits []records.Chunk
+	for _, ch := range chunks {
+		if containsAll(termCounts(ch.Text), terms) {
+			hits = append(hits, ch)
+		}
+	}
+	page, block := tools.Paginate(hits, in.Paging, tools.MaxLimit, true)
+	results := make([]Passage, len(page))
+	for i, ch := range page {
+		results[i] = passage(c, d, ch)
+		b.Row(results[i].ProvenanceIDs[0], ch.UpdatedAt)
+		b.Add(results[i].Item)
+	}
+	out.Results, out.Page = &results, &block
+	out.ResultsReadState = attest.ReadStateOf(len(hits), nil)
+	out.Envelope = b.Envelope()
+	return out, nil
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

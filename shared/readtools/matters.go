@@ -1,0 +1,171 @@
+package readtools
+
+import (
+	"context"
+	"time"
+
+	"github.com/custodymcp/custody/shared/attest"
+	"github.com/custodymcp/custody/shared/records"
+	"github.com/custodymcp/custody/shared/tools"
+)
+
+// ListMattersInput pages through the reachable matters.
+type ListMattersInput struct {
+	tools.Paging
+}
+
+// MatterSummary is a matter in a listing.
+type MatterSummary struct {
+	CaseID       string    `json:"case_id"`
+	Name         string    `json:"name"`
+	Caption      string    `json:"caption"`
+	Court        string    `json:"court"`
+	DocketNumber string    `json:"docket_number"`
+	Client       string    `json:"client"`
+	ClientRole   string    `json:"client_role"`
+	PracticeArea string    `json:"practice_area"`
+	Status       string    `json:"status"`
+	OpenedOn     string    `json:"opened_on"`
+	UpdatedAt    time.Time `json:"updated_at"`
+	attest.Item
+}
+
+// ListMattersOutput is list_matters' answer.
+type ListMattersOutput struct {
+	attest.Envelope
+	Results          *[]MatterSummary `json:"results"`
+	ResultsReadState attest.ReadState `json:"results_read_state"`
+	Page             *tools.Page      `json:"page"`
+}
+
+func matterStatus(m records.Matter) attest.Status {
+	if m.SourceDocumentID != "" {
+		return attest.Grounded
+	}
+	return attest.Ungrounded
+}
+
+func matterProvenance(c *tools.Call, m records.Matter) []string {
+	ids := []string{urn(c, "matter", m.ID)}
+	if m.SourceDocumentID != "" {
+		ids = append(ids, urn(c, "document", m.SourceDocumentID))
+	}
+	return ids
+}
+
+func summarize(c *tools.Call, m records.Matter) MatterSummary {
+	return MatterSummary{
+		CaseID: m.ID, Name: m.Name, Caption: m.Caption, Court: m.Court,
+		DocketNumber: m.DocketNumber, Client: m.Client, ClientRole: m.ClientRole,
+		PracticeArea: m.PracticeArea, Status: string(m.Status), OpenedOn: m.OpenedOn,
+		UpdatedAt: m.UpdatedAt.UTC(),
+		Item:      attest.Item{ProvenanceIDs: matterProvenance(c, m), VerificationStatus: matterStatus(m)},
+	}
+}
+
+// listMatters lists the matters the funnel says the credential reaches. The
+// matter rows are the primary read: a failure is refused UNAVAILABLE.
+func (rt *readTools) listMatters(ctx context.Context, c *tools.Call, in ListMattersInput) (ListMattersOutput, error) {
+	matters, err := c.Funnel.Matters(ctx, c.Who)
+	if err != nil {
+		return ListMattersOutput{}, err
+	}
+	b := attest.New(c.Now, "", "Listed the matter rows this credential reaches; a matter is grounded when it cites the pleading that opened it.")
+	page, block := tools.Paginate(matters, in.Paging, tools.MaxLimit, true)
+	results := make([]MatterSummary, len(page))
+	for i, m := range page {
+		results[i] = summarize(c, m)
+		b.Row(urn(c, "matter", m.ID), m.UpdatedAt)
+		b.Add(results[i].Item)
+	}
+	return ListMattersOutput{
+		Envelope: b.Envelope(), Results: &results,
+		ResultsReadState: attest.ReadStateOf(len(matters), nil), Page: &block,
+	}, nil
+}
+
+// GetMatterInput names the matter.
+type GetMatterInput struct {
+	CaseInput
+}
+
+// MatterDetail is one matter.
+type MatterDetail struct {
+	MatterSummary
+	Team             []string `json:"team"`
+	SourceDocumentID string   `json:"source_document_id"`
+	ClosedOn         string   `json:"closed_on"`
+}
+
+// GetMatterOutput is get_matter's answer.
+type GetMatterOutput struct {
+	attest.Envelope
+	Matter                 MatterDetail     `json:"matter"`
+	OpenDeadlines          *[]DeadlineItem  `json:"open_deadlines"`
+	OpenDeadlinesReadState attest.ReadState `json:"open_deadlines_read_state"`
+	OpenDeadlinesCount     *int             `json:"open_deadlines_count"`
+	RecentNotes            *[]NoteItem      `json:"recent_notes"`
+	RecentNotesReadState   attest.ReadState `json:"recent_notes_read_state"`
+	RecentNotesCount       *int             `json:"recent_notes_count"`
+}
+
+// getMatter answers one matter with its next open deadlines (up to 5 of
+// open_deadlines_count) and newest visible notes (up to 3 of
+// recent_notes_count).
+func (rt *readTools) getMatter(ctx context.Context, c *tools.Call, _ GetMatterInput) (GetMatterOutput, error) {
+	m := c.Matter
+	b := attest.New(c.Now, m.ID, "Read the matter row, its deadlines and its case notes; statuses follow what each row cites and the checks recorded on it.")
+	matterRow(b, c)
+	clientSafeNote(b, c)
+	out := GetMatterOutput{Matter: MatterDetail{
+		MatterSummary: summarize(c, m), Team: m.Team,
+		SourceDocumentID: m.SourceDocumentID, ClosedOn: m.ClosedOn,
+	}}
+	if out.Matter.Team == nil {
+		out.Matter.Team = []string{}
+	}
+	b.Add(out.Matter.Item)
+
+	deadlines, err := rt.repo.Deadlines(ctx, c.Who.Tenant, m.ID)
+	if err != nil {
+		out.OpenDeadlinesReadState = attest.StateUnreadable
+		b.Unreadable("open deadlines")
+	} else {
+		var open []records.Deadline
+		for _, d := range deadlines {
+			if d.Status == records.DeadlineOpen {
+				open = append(open, d)
+			}
+		}
+		items := make([]DeadlineItem, 0, min(5, len(open)))
+		for _, d := range open[:min(5, len(open))] {
+			it := deadlineItem(c, d)
+			b.Row(it.ProvenanceIDs[0], d.UpdatedAt)
+			b.Add(it.Item)
+			items = append(items, it)
+		}
+		n := len(open)
+		out.OpenDeadlines, out.OpenDeadlinesCount = &items, &n
+		out.OpenDeadlinesReadState = attest.ReadStateOf(n, nil)
+	}
+
+	notes, err := rt.repo.Notes(ctx, c.Who.Tenant, m.ID)
+	if err != nil {
+		out.RecentNotesReadState = attest.StateUnreadable
+		b.Unreadable("recent notes")
+	} else {
+		seen := visible(c, notes, func(n records.Note) records.Privilege { return n.Privilege })
+		items := make([]NoteItem, 0, min(3, len(seen)))
+		for _, n := range seen[:min(3, len(seen))] {
+			it := noteItem(c, n)
+			b.Row(it.ProvenanceIDs[0], n.UpdatedAt)
+			b.Add(it.Item)
+			items = append(items, it)
+		}
+		n := len(seen)
+		out.RecentNotes, out.RecentNotesCount = &items, &n
+		out.RecentNotesReadState = attest.ReadStateOf(n, nil)
+	}
+	out.Envelope = b.Envelope()
+	return out, nil
+}

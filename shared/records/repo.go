@@ -1,0 +1,256 @@
+package records
+
+import (
+	"context"
+	"fmt"
+	"iter"
+
+	"github.com/custodymcp/custody/shared/store"
+)
+
+// Repo reads the matter record from the store. It decides no access: every
+// matter id it is given must already have passed package access. A Repo is
+// safe for concurrent use.
+type Repo struct {
+	store store.Store
+}
+
+// NewRepo returns a Repo over s.
+func NewRepo(s store.Store) *Repo { return &Repo{store: s} }
+
+// Store returns the store the Repo reads.
+func (r *Repo) Store() store.Store { return r.store }
+
+// Tenant returns the tenant row. Absent: store.ErrNotFound (wrapped).
+func (r *Repo) Tenant(ctx context.Context, tenant string) (Tenant, error) {
+	var t Tenant
+	if !ValidID(tenant) {
+		return t, notFound("tenant")
+	}
+	return t, r.get(ctx, TenantKey(tenant), &t)
+}
+
+// Principal returns one principal of tenant. Absent: store.ErrNotFound.
+func (r *Repo) Principal(ctx context.Context, tenant, id string) (Principal, error) {
+	var p Principal
+	if !ValidID(tenant) || !ValidID(id) {
+		return p, notFound("principal")
+	}
+	return p, r.get(ctx, PrincipalKey(tenant, id), &p)
+}
+
+// Principals returns every principal of tenant, by id.
+func (r *Repo) Principals(ctx context.Context, tenant string) ([]Principal, error) {
+	if !ValidID(tenant) {
+		return nil, notFound("tenant")
+	}
+	return queryAll[Principal](ctx, r.store, TenantPK(tenant), skPrincipal, false)
+}
+
+// Matter returns one matter of tenant without deciding access (use
+// access.Funnel for a caller-supplied id). Absent: store.ErrNotFound.
+func (r *Repo) Matter(ctx context.Context, tenant, id string) (Matter, error) {
+	var m Matter
+	if !ValidID(tenant) || !ValidID(id) {
+		return m, notFound("matter")
+	}
+	return m, r.get(ctx, MatterKey(tenant, id), &m)
+}
+
+// Matters returns every matter of tenant, by id, from one strongly
+// consistent query of the tenant partition.
+func (r *Repo) Matters(ctx context.Context, tenant string) ([]Matter, error) {
+	if !ValidID(tenant) {
+		return nil, notFound("tenant")
+	}
+	return queryAll[Matter](ctx, r.store, TenantPK(tenant), skMatter, false)
+}
+
+// Documents returns every document of a matter, by id.
+func (r *Repo) Documents(ctx context.Context, tenant, matter string) ([]Document, error) {
+	if !ValidID(tenant) || !ValidID(matter) {
+		return nil, notFound("matter")
+	}
+	return queryAll[Document](ctx, r.store, MatterPK(tenant, matter), skDocument, false)
+}
+
+// Document returns one document of a matter. Absent: store.ErrNotFound.
+func (r *Repo) Document(ctx context.Context, tenant, matter, id string) (Document, error) {
+	var d Document
+	if !ValidID(tenant) || !ValidID(matter) || !ValidID(id) {
+		return d, notFound("document")
+	}
+	return d, r.get(ctx, DocumentKey(tenant, matter, id), &d)
+}
+
+// Versions returns the versions of one document, oldest first.
+func (r *Repo) Versions(ctx context.Context, tenant, matter, doc string) ([]Version, error) {
+	if !ValidID(tenant) || !ValidID(matter) || !ValidID(doc) {
+		return nil, notFound("document")
+	}
+	return queryAll[Version](ctx, r.store, MatterPK(tenant, matter), versionPrefix(doc), false)
+}
+
+// ChunkPage is one page of a version's chunks.
+type ChunkPage struct {
+	// Chunks are in Seq order.
+	Chunks []Chunk
+	// More is exact: true when chunks with a larger Seq follow.
+	More bool
+	// NextSeq is the fromSeq of the next page when More, else 0.
+	NextSeq int
+}
+
+// Chunks returns up to limit chunks of version of doc, starting at Seq
+// fromSeq (values below 1 start at the first chunk), in one query. limit
+// must be at least 1 and is clamped to store.MaxQueryLimit; a smaller limit
+// is store.ErrInvalid. An absent document or version is an empty page.
+func (r *Repo) Chunks(ctx context.Context, tenant, matter, doc string, version, fromSeq, limit int) (ChunkPage, error) {
+	if !ValidID(tenant) || !ValidID(matter) || !ValidID(doc) {
+		return ChunkPage{}, notFound("document")
+	}
+	if version < 1 || version > maxVersion || limit < 1 {
+		return ChunkPage{}, fmt.Errorf("chunks of %s v%d limit %d: %w", doc, version, limit, store.ErrInvalid)
+	}
+	fromSeq = max(fromSeq, 1)
+	if fromSeq > maxSeq {
+		return ChunkPage{}, nil
+	}
+	prefix := chunkPrefix(doc, version)
+	p, err := r.store.Query(ctx, store.Query{
+		PK:    MatterPK(tenant, matter),
+		SK:    store.SortKeyCondition{From: prefix + pad(fromSeq, 5), To: prefix + pad(maxSeq, 5)},
+		Limit: min(limit, store.MaxQueryLimit),
+	})
+	if err != nil {
+		return ChunkPage{}, fmt.Errorf("read chunks of %s v%d: %w", doc, version, err)
+	}
+	out := ChunkPage{Chunks: make([]Chunk, 0, len(p.Items))}
+	for _, it := range p.Items {
+		var c Chunk
+		if err := decode(it, &c); err != nil {
+			return ChunkPage{}, err
+		}
+		out.Chunks = append(out.Chunks, c)
+	}
+	if p.NextToken != "" && len(out.Chunks) > 0 {
+		out.More, out.NextSeq = true, out.Chunks[len(out.Chunks)-1].Seq+1
+	}
+	return out, nil
+}
+
+// AllChunks yields every chunk of a matter, of every document and every
+// version (older versions included: filter on Document.CurrentVersion to
+// search current text only), ordered by document id, version, seq. It pages
+// through the partition with store.MaxQueryLimit per query. On a failed read
+// it yields one zero Chunk with the error and stops; a consumer that stops
+// early stops the reads.
+func (r *Repo) AllChunks(ctx context.Context, tenant, matter string) iter.Seq2[Chunk, error] {
+	return func(yield func(Chunk, error) bool) {
+		if !ValidID(tenant) || !ValidID(matter) {
+			yield(Chunk{}, notFound("matter"))
+			return
+		}
+		for it, err := range scan(ctx, r.store, store.Query{PK: MatterPK(tenant, matter), SK: store.SortKeyCondition{Prefix: skChunk}}) {
+			var c Chunk
+			if err == nil {
+				err = decode(it, &c)
+			}
+			if err != nil {
+				yield(Chunk{}, fmt.Errorf("read chunks of matter %s: %w", matter, err))
+				return
+			}
+			if !yield(c, nil) {
+				return
+			}
+		}
+	}
+}
+
+// Facts returns every fact of a matter, by id.
+func (r *Repo) Facts(ctx context.Context, tenant, matter string) ([]Fact, error) {
+	if !ValidID(tenant) || !ValidID(matter) {
+		return nil, notFound("matter")
+	}
+	return queryAll[Fact](ctx, r.store, MatterPK(tenant, matter), skFact, false)
+}
+
+// Fact returns one fact of a matter. Absent: store.ErrNotFound.
+func (r *Repo) Fact(ctx context.Context, tenant, matter, id string) (Fact, error) {
+	var f Fact
+	if !ValidID(tenant) || !ValidID(matter) || !ValidID(id) {
+		return f, notFound("fact")
+	}
+	return f, r.get(ctx, FactKey(tenant, matter, id), &f)
+}
+
+// Deadlines returns every deadline of a matter, by due date, then id.
+func (r *Repo) Deadlines(ctx context.Context, tenant, matter string) ([]Deadline, error) {
+	if !ValidID(tenant) || !ValidID(matter) {
+		return nil, notFound("matter")
+	}
+	return queryAll[Deadline](ctx, r.store, MatterPK(tenant, matter), skDeadline, false)
+}
+
+// Notes returns every note of a matter, newest first (by created_at).
+func (r *Repo) Notes(ctx context.Context, tenant, matter string) ([]Note, error) {
+	if !ValidID(tenant) || !ValidID(matter) {
+		return nil, notFound("matter")
+	}
+	return queryAll[Note](ctx, r.store, MatterPK(tenant, matter), skNote, true)
+}
+
+func (r *Repo) get(ctx context.Context, k store.Key, v any) error {
+	it, err := r.store.Get(ctx, k)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", k, err)
+	}
+	return decode(it, v)
+}
+
+// queryAll reads every row under prefix of partition pk, paging the store,
+// and decodes each into a T. Nothing read is a nil slice.
+func queryAll[T any](ctx context.Context, s store.Store, pk, prefix string, desc bool) ([]T, error) {
+	var out []T
+	for it, err := range scan(ctx, s, store.Query{PK: pk, SK: store.SortKeyCondition{Prefix: prefix}, Descending: desc}) {
+		if err != nil {
+			return nil, fmt.Errorf("read %s rows of %s: %w", prefix, pk, err)
+		}
+		var v T
+		if err := decode(it, &v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// scan yields every item of q, one store query per MaxQueryLimit items. On
+// an error it yields the error once and stops.
+func scan(ctx context.Context, s store.Store, q store.Query) iter.Seq2[store.Item, error] {
+	return func(yield func(store.Item, error) bool) {
+		q.Limit = store.MaxQueryLimit
+		for {
+			p, err := s.Query(ctx, q)
+			if err != nil {
+				yield(store.Item{}, err)
+				return
+			}
+			for _, it := range p.Items {
+				if !yield(it, nil) {
+					return
+				}
+			}
+			if p.NextToken == "" {
+				return
+			}
+			q.PageToken = p.NextToken
+		}
+	}
+}
+
+// notFound is the answer for an id ValidID refuses: nothing can be stored
+// under it.
+func notFound(what string) error {
+	return fmt.Errorf("%s id is not valid: %w", what, store.ErrNotFound)
+}

@@ -1,0 +1,270 @@
+// Package servertest starts a real Custody endpoint for tests: the composed
+// handler over the file engine in a temp dir (behind the fault-injecting
+// decorator, which passes every call through until a test adds a rule),
+// seeded with the demo firm and a second firm, with keys for each role the
+// tests need, served by httptest over real HTTP. Nothing in it is a mock.
+package servertest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/ratelimit"
+	"github.com/custodymcp/custody/shared/records"
+	"github.com/custodymcp/custody/shared/records/seed"
+	"github.com/custodymcp/custody/shared/server"
+	"github.com/custodymcp/custody/shared/store"
+	"github.com/custodymcp/custody/shared/store/filestore"
+	"github.com/custodymcp/custody/shared/store/storetest"
+	"github.com/custodymcp/custody/shared/tools"
+)
+
+// Epoch is the fixed clock's start: after every seeded row's updated_at.
+var Epoch = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+// Clock is a settable test clock.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+// Advance moves the clock forward.
+func (c *Clock) Advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
+
+// Roles of the keys an Env mints.
+const (
+	Attorney      = "attorney"     // demo attorney, every read scope
+	Attorney2     = "attorney2"    // a second key of the same attorney
+	Paralegal     = "paralegal"    // demo paralegal (screened from one matter)
+	ClientSafe    = "client_safe"  // the attorney, client-safe class
+	AllowListed   = "allow_listed" // the attorney, restricted to one matter
+	ReadOnly      = "read_only"    // the attorney, scope read only (no docs:read)
+	OtherFirm     = "other_firm"   // a principal of another tenant
+	DefaultRoleID = "attorney"
+)
+
+// Options adjust an Env.
+type Options struct {
+	ToolPageSize   int
+	Limits         ratelimit.Limits
+	MaxBodyBytes   int64
+	AllowedOrigins []string
+	AllowedHosts   []string
+	KillSwitch     tools.KillSwitch
+	RegisterExtra  func(*tools.Registry) error
+	// Store, when set, is used instead of a fresh file store (it must be
+	// empty; it is seeded).
+	Store store.Store
+}
+
+// Env is a running endpoint.
+type Env struct {
+	Clock  *Clock
+	Faulty *storetest.Faulty
+	Store  store.Store // the engine under the decorator
+	Server *server.Server
+	HTTP   *httptest.Server
+	// URL is the /mcp endpoint.
+	URL   string
+	Keys  map[string]string
+	Creds map[string]*auth.Credential
+	// AllowedMatter is the one matter the AllowListed key reaches.
+	AllowedMatter string
+}
+
+// New starts an Env; it is closed with the test.
+func New(t testing.TB, opts Options) *Env {
+	t.Helper()
+	clock := &Clock{now: Epoch}
+	st := opts.Store
+	if st == nil {
+		fs, err := filestore.Open(filepath.Join(t.TempDir(), "custody.db"), filestore.Options{Now: clock.Now})
+		if err != nil {
+			t.Fatalf("open filestore: %v", err)
+		}
+		t.Cleanup(func() { fs.Close() })
+		st = fs
+	}
+	ctx := context.Background()
+	for _, load := range []func() (records.Fixture, error){seed.Demo, seed.OtherFirm} {
+		fx, err := load()
+		if err != nil {
+			t.Fatalf("load fixture: %v", err)
+		}
+		if _, err := records.Import(ctx, st, fx, Epoch.Add(-time.Hour)); err != nil {
+			t.Fatalf("import fixture: %v", err)
+		}
+	}
+	env := &Env{Clock: clock, Store: st, Faulty: storetest.NewFaulty(st), Keys: map[string]string{}, Creds: map[string]*auth.Credential{}}
+	env.AllowedMatter = seed.DemoMatters[0]
+	all := []auth.Scope{auth.ScopeRead, auth.ScopeDocsRead, auth.ScopeTasksRead, auth.ScopeAnalysisRead}
+	mints := []struct {
+		role string
+		req  auth.MintRequest
+	}{
+		{Attorney, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Scopes: all}},
+		{Attorney2, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Scopes: all}},
+		{Paralegal, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoParalegal, Scopes: all}},
+		{ClientSafe, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Scopes: all, Class: auth.ClassClientSafe}},
+		{AllowListed, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Scopes: all, AllowList: []string{env.AllowedMatter}}},
+		{ReadOnly, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Scopes: []auth.Scope{auth.ScopeRead}}},
+		{OtherFirm, auth.MintRequest{Tenant: seed.OtherTenant, Owner: seed.OtherPrincipal, Scopes: all}},
+	}
+	for _, m := range mints {
+		key, cred, err := auth.Mint(ctx, st, m.req, Epoch.Add(-time.Minute))
+		if err != nil {
+			t.Fatalf("mint %s: %v", m.role, err)
+		}
+		env.Keys[m.role], env.Creds[m.role] = key, cred
+	}
+	srv, err := server.New(server.Config{
+		Store: env.Faulty, CursorKey: bytes.Repeat([]byte{7}, 32), Limits: opts.Limits,
+		AllowedOrigins: opts.AllowedOrigins, AllowedHosts: opts.AllowedHosts,
+		MaxBodyBytes: opts.MaxBodyBytes, ToolPageSize: opts.ToolPageSize, KillSwitch: opts.KillSwitch,
+		Now: clock.Now, RegisterExtra: opts.RegisterExtra,
+	})
+	if err != nil {
+		t.Fatalf("compose server: %v", err)
+	}
+	env.Server = srv
+	env.HTTP = httptest.NewServer(srv.Handler())
+	t.Cleanup(env.HTTP.Close)
+	env.URL = env.HTTP.URL + "/mcp"
+	return env
+}
+
+// Response is an HTTP answer.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into a generic value.
+func (r *Response) JSON(t testing.TB) map[string]any {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal(r.Body, &v); err != nil {
+		t.Fatalf("decode body %q: %v", r.Body, err)
+	}
+	return v
+}
+
+// Do sends one request to /mcp. headers are "Name: value" strings; a body
+// of nil sends none.
+func (e *Env) Do(t testing.TB, method string, body []byte, headers ...string) *Response {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, e.URL, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for _, h := range headers {
+		name, value, _ := strings.Cut(h, ":")
+		req.Header[http.CanonicalHeaderKey(strings.TrimSpace(name))] = []string{strings.TrimSpace(value)}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+}
+
+// Session is a 2025-era session of one key.
+type Session struct {
+	env      *Env
+	Key      string
+	ID       string
+	Revision string
+	nextID   int
+}
+
+// Initialize starts a session for the role's key at revision rev and sends
+// notifications/initialized.
+func (e *Env) Initialize(t testing.TB, role, rev string) *Session {
+	t.Helper()
+	key := e.Keys[role]
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"servertest","version":"0"}}}`, rev)
+	resp := e.Do(t, http.MethodPost, []byte(body), "Authorization: Bearer "+key)
+	if resp.Status != http.StatusOK {
+		t.Fatalf("initialize: %d %s", resp.Status, resp.Body)
+	}
+	s := &Session{env: e, Key: key, ID: resp.Header.Get("Mcp-Session-Id"), Revision: rev, nextID: 1}
+	if got := resp.JSON(t)["result"].(map[string]any)["protocolVersion"]; got != rev && rev != "" {
+		s.Revision = got.(string)
+	}
+	if r := s.Post(t, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); r.Status != http.StatusAccepted {
+		t.Fatalf("initialized: %d %s", r.Status, r.Body)
+	}
+	return s
+}
+
+// Post sends a body in the session with its key and revision header.
+func (s *Session) Post(t testing.TB, body []byte, extra ...string) *Response {
+	t.Helper()
+	h := []string{"Authorization: Bearer " + s.Key, "Mcp-Session-Id: " + s.ID, "MCP-Protocol-Version: " + s.Revision}
+	return s.env.Do(t, http.MethodPost, body, append(h, extra...)...)
+}
+
+// Call sends a request and returns its decoded JSON-RPC response.
+func (s *Session) Call(t testing.TB, method string, params any) map[string]any {
+	t.Helper()
+	s.nextID++
+	p, err := json.Marshal(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, s.nextID, method, p)
+	resp := s.Post(t, []byte(body))
+	if resp.Status != http.StatusOK {
+		t.Fatalf("%s: HTTP %d %s", method, resp.Status, resp.Body)
+	}
+	return resp.JSON(t)
+}
+
+// Tool calls a tool and returns its CallToolResult (a JSON-RPC error fails).
+func (s *Session) Tool(t testing.TB, name string, args any) map[string]any {
+	t.Helper()
+	msg := s.Call(t, "tools/call", map[string]any{"name": name, "arguments": args})
+	res, ok := msg["result"].(map[string]any)
+	if !ok {
+		t.Fatalf("tools/call %s: no result: %v", name, msg)
+	}
+	return res
+}
+
+// Structured returns a result's structuredContent.
+func Structured(t testing.TB, res map[string]any) map[string]any {
+	t.Helper()
+	sc, ok := res["structuredContent"].(map[string]any)
+	if !ok {
+		t.Fatalf("no structuredContent in %v", res)
+	}
+	return sc
+}

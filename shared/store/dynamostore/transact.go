@@ -1,0 +1,158 @@
+package dynamostore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/custodymcp/custody/shared/store"
+)
+
+// Transact applies ops atomically with one TransactWriteItems (Put, Update,
+// Delete, ConditionCheck), after store.ValidateTransact (too many operations,
+// two on one item, a bad shape: ErrInvalid before any call). A cancellation
+// whose first ConditionalCheckFailed reason is a caller's condition is a
+// *store.TxCanceledError (ErrExists or ErrConflict, as for single writes).
+// An Update of an expired item is rewritten as a Put of u applied to an empty
+// item and the transaction retried once more (see the package doc).
+// Cancellations for other reasons are ErrUnavailable (TransactionConflict,
+// throttling) or ErrInvalid (ValidationError).
+func (s *Store) Transact(ctx context.Context, ops []store.Op) error {
+	if err := store.ValidateTransact(ops); err != nil {
+		return fmt.Errorf("dynamostore: transact: %w", err)
+	}
+	for _, op := range ops {
+		if op.Kind == store.OpUpdate {
+			if err := validateUpdate(op.Key, op.Update, op.Conditions); err != nil {
+				return fmt.Errorf("dynamostore: transact: %w", err)
+			}
+		}
+	}
+	// rewrite[i]: ops[i] is an Update found to address an expired item.
+	rewrite := make([]bool, len(ops))
+	for range maxExpiredRewrites {
+		now := s.clock()
+		items := make([]types.TransactWriteItem, len(ops))
+		for i, op := range ops {
+			var err error
+			if items[i], err = s.transactItem(op, rewrite[i], now); err != nil {
+				return fmt.Errorf("dynamostore: transact: operation %d: %w", i, err)
+			}
+		}
+		_, err := s.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		if err == nil {
+			return nil
+		}
+		var canceled *types.TransactionCanceledException
+		if !errors.As(err, &canceled) {
+			return translate(fmt.Sprintf("transact %d operations", len(ops)), err)
+		}
+		retry, err := s.cancellation(ops, rewrite, canceled, now)
+		if !retry {
+			return err
+		}
+	}
+	return fmt.Errorf("dynamostore: transact: expired items replaced concurrently %d times: %w",
+		maxExpiredRewrites, store.ErrUnavailable)
+}
+
+// cancellation reads a TransactionCanceledException. It returns the error to
+// report, or retry=true after marking (or unmarking) Updates of expired items
+// in rewrite.
+func (s *Store) cancellation(ops []store.Op, rewrite []bool, canceled *types.TransactionCanceledException, now int64) (retry bool, err error) {
+	var other error
+	for i, r := range canceled.CancellationReasons {
+		if i >= len(ops) {
+			break
+		}
+		op := ops[i]
+		switch code := aws.ToString(r.Code); code {
+		case "", "None":
+		case "ConditionalCheckFailed":
+			switch {
+			case op.Kind == store.OpUpdate && rewrite[i]:
+				// The expired item we meant to replace changed: update again.
+				rewrite[i], retry = false, true
+			case op.Kind == store.OpUpdate && storedExpired(r.Item, now):
+				if err := store.CheckConditions(op.Conditions, nil); err != nil {
+					return false, &store.TxCanceledError{Index: i, Key: op.OpKey(), Err: err}
+				}
+				rewrite[i], retry = true, true
+			default:
+				return false, &store.TxCanceledError{Index: i, Key: op.OpKey(), Err: failure(op.Conditions, r.Item, now)}
+			}
+		case "ValidationError":
+			if other == nil {
+				other = fmt.Errorf("dynamostore: transact: operation %d (%s): %s: %w", i, op.OpKey(), aws.ToString(r.Message), store.ErrInvalid)
+			}
+		default:
+			// TransactionConflict, ThrottlingError, ProvisionedThroughputExceeded…
+			if other == nil {
+				other = fmt.Errorf("dynamostore: transact: operation %d (%s): %s: %w", i, op.OpKey(), code, store.ErrUnavailable)
+			}
+		}
+	}
+	switch {
+	case other != nil:
+		return false, other
+	case retry:
+		return true, nil
+	}
+	return false, fmt.Errorf("dynamostore: transact: canceled without a reason: %w: %w", store.ErrUnavailable, canceled)
+}
+
+// transactItem is the TransactWriteItem of op. An Update marked rewrite
+// becomes a Put of its update applied to an empty item, on the condition that
+// the expired item is still there.
+func (s *Store) transactItem(op store.Op, rewrite bool, now int64) (types.TransactWriteItem, error) {
+	e := newExpr(now)
+	key := keyAV(op.OpKey())
+	allOld := types.ReturnValuesOnConditionCheckFailureAllOld
+	switch {
+	case op.Kind == store.OpPut:
+		return types.TransactWriteItem{Put: &types.Put{
+			TableName: &s.table, Item: encodeItem(op.Item),
+			ConditionExpression:      optional(e.conditions(op.Conditions)),
+			ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+			ReturnValuesOnConditionCheckFailure: allOld,
+		}}, nil
+	case op.Kind == store.OpUpdate && rewrite:
+		item := store.ApplyUpdate(op.Key, nil, op.Update)
+		if err := store.ValidateItem(item); err != nil {
+			return types.TransactWriteItem{}, err
+		}
+		return types.TransactWriteItem{Put: &types.Put{
+			TableName: &s.table, Item: encodeItem(item),
+			ConditionExpression:      aws.String(e.presentAndExpired()),
+			ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+			ReturnValuesOnConditionCheckFailure: allOld,
+		}}, nil
+	case op.Kind == store.OpUpdate:
+		update := e.update(op.Update)
+		return types.TransactWriteItem{Update: &types.Update{
+			TableName: &s.table, Key: key,
+			UpdateExpression:         aws.String(update),
+			ConditionExpression:      aws.String(e.conditions(op.Conditions, e.absentOrLive())),
+			ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+			ReturnValuesOnConditionCheckFailure: allOld,
+		}}, nil
+	case op.Kind == store.OpDelete:
+		return types.TransactWriteItem{Delete: &types.Delete{
+			TableName: &s.table, Key: key,
+			ConditionExpression:      optional(e.conditions(op.Conditions)),
+			ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+			ReturnValuesOnConditionCheckFailure: allOld,
+		}}, nil
+	default: // store.OpCheck
+		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName: &s.table, Key: key,
+			ConditionExpression:      aws.String(e.conditions(op.Conditions)),
+			ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+			ReturnValuesOnConditionCheckFailure: allOld,
+		}}, nil
+	}
+}

@@ -1,0 +1,358 @@
+// Package filestore is the embedded engine of the storage port (package
+// store): one bbolt file holding the table and its index, used by the local
+// all-in-one server, custodyctl against a stopped server, and tests. It
+// passes the conformance suite in storetest, as the DynamoDB engine does.
+//
+// # Layout
+//
+// Two buckets (keys.go):
+//
+//	items  PK 0x00 SK                       → item encoding (encoding.go)
+//	gsi1   GSI1PK 0x00 GSI1SK 0x00 PK 0x00 SK → empty
+//
+// Keys hold no NUL, so the joined keys sort part by part in byte order, which
+// is DynamoDB's order for string keys. A query is one cursor walk over a key
+// range of one bucket, in either direction; an index entry leads to its item
+// in the items bucket. Page tokens carry the last returned bucket key.
+//
+// # Durability and group commit
+//
+// Every write is acknowledged only after the bbolt commit holding it has been
+// fsynced (bbolt's default; NoSync is never set), so an acknowledged write
+// survives kill -9. One writer goroutine owns every read-write transaction
+// (writer.go): it takes every write queued when it starts, applies them one
+// after another in one transaction and commits once, so concurrent requests
+// share an fsync; batches form while the previous commit syncs, with no added
+// delay. Reads are bbolt read transactions and run concurrently with it.
+//
+// # Expiry
+//
+// Options.Now is the engine clock. An item is absent once its ExpiresAt is
+// non-zero and at or before Now in whole seconds (store.Live). Reads skip it,
+// conditions treat it as absent, writes to its key replace it, and
+// PurgeExpired deletes such items for good.
+//
+// # Limits beyond the port
+//
+// Besides the port's rules (store.ValidateItem and friends), the engine
+// refuses with store.ErrInvalid what DynamoDB refuses and the port does not
+// yet state: a PK or GSI1PK over 2048 bytes, an SK or GSI1SK over 1024
+// bytes; an Update that names one attribute in two of Set, Add and Remove
+// (DynamoDB: "two document paths overlap"); and an Add to an attribute that
+// holds something other than an int64 (DynamoDB: operand type mismatch).
+//
+// # Errors
+//
+// Every error wraps a port sentinel (errors.Is). A closed store, a bbolt
+// failure, an undecodable item and a done context are store.ErrUnavailable;
+// a done context also wraps ctx.Err().
+package filestore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/custodymcp/custody/shared/store"
+)
+
+var (
+	_ store.Store         = (*Store)(nil)
+	_ store.CommitCounter = (*Store)(nil)
+)
+
+// lockTimeout bounds how long Open waits for another process's lock on the
+// file (bbolt locks it; the file engine is one process's, DECISIONS.md
+// "Storage").
+const lockTimeout = time.Second
+
+// Options configures a Store. The zero value is ready to use.
+type Options struct {
+	// Now is the engine clock that decides expiry; nil means time.Now.
+	Now func() time.Time
+}
+
+// Store is the bbolt engine. It is safe for concurrent use; the file may be
+// open in one Store of one process at a time.
+type Store struct {
+	db      *bolt.DB
+	now     func() time.Time
+	commits atomic.Uint64
+
+	mu      sync.Mutex
+	wake    *sync.Cond // signalled when queue grows or closing is set
+	queue   []*request // writes waiting for the writer
+	spare   []*request // the writer's previous batch, reused as the next queue
+	closing bool       // no new writes; the writer drains the queue and exits
+
+	writerDone chan struct{}
+	closeOnce  sync.Once
+	closeErr   error
+}
+
+// Open opens or creates the store file at path (mode 0600: it holds
+// credentials and sessions). It fails with store.ErrUnavailable when another
+// process holds the file for more than a second.
+func Open(path string, opts Options) (*Store, error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout})
+	if err != nil {
+		return nil, fmt.Errorf("filestore: open %s: %w: %w", path, store.ErrUnavailable, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bucketItems, bucketGSI1} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("filestore: create buckets in %s: %w: %w", path, store.ErrUnavailable, err)
+	}
+	s := &Store{db: db, now: opts.Now, writerDone: make(chan struct{})}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.wake = sync.NewCond(&s.mu)
+	go s.writer()
+	return s, nil
+}
+
+// Close refuses new writes, waits for the writes already queued to be
+// committed and acknowledged, then closes the file (waiting for running
+// reads). Later calls return the first call's result; every method of a
+// closed store fails with store.ErrUnavailable.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closing = true
+		s.mu.Unlock()
+		s.wake.Signal()
+		<-s.writerDone
+		if err := s.db.Close(); err != nil {
+			s.closeErr = fmt.Errorf("filestore: close: %w", err)
+		}
+	})
+	return s.closeErr
+}
+
+// Commits returns how many bbolt read-write transactions the writer has
+// committed since Open (store.CommitCounter). A batch whose requests wrote
+// nothing (all conditions failed) is rolled back and not counted.
+func (s *Store) Commits() uint64 { return s.commits.Load() }
+
+// Get returns the live item at key, store.ErrNotFound when there is none.
+func (s *Store) Get(ctx context.Context, key store.Key) (store.Item, error) {
+	if err := validateKey(key); err != nil {
+		return store.Item{}, fmt.Errorf("filestore: get: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return store.Item{}, ctxError("get "+key.String(), err)
+	}
+	now := s.now().Unix()
+	var (
+		it    store.Item
+		found bool
+	)
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		it, found, err = getLive(tx.Bucket(bucketItems), key, itemKey(key), now)
+		return err
+	})
+	if err != nil {
+		return store.Item{}, engineError("get "+key.String(), err)
+	}
+	if !found {
+		return store.Item{}, fmt.Errorf("filestore: get %s: %w", key, store.ErrNotFound)
+	}
+	return it, nil
+}
+
+// getLive reads and decodes the item at ik when it is live at now.
+func getLive(items *bolt.Bucket, key store.Key, ik []byte, now int64) (store.Item, bool, error) {
+	v := items.Get(ik)
+	if v == nil {
+		return store.Item{}, false, nil
+	}
+	h, err := decodeHeader(v)
+	if err != nil {
+		return store.Item{}, false, fmt.Errorf("%s: %w", key, err)
+	}
+	if !store.Live(h.ExpiresAt, now) {
+		return store.Item{}, false, nil
+	}
+	it, err := decodeItem(key, v)
+	if err != nil {
+		return store.Item{}, false, fmt.Errorf("%s: %w", key, err)
+	}
+	return it, true, nil
+}
+
+// BatchGet reads up to store.MaxBatchGetKeys distinct keys in one read
+// transaction. The result is aligned with keys, nil where no live item
+// exists. Duplicate keys, too many keys or an invalid key: store.ErrInvalid
+// (DynamoDB's BatchGetItem refuses duplicates too).
+func (s *Store) BatchGet(ctx context.Context, keys []store.Key) ([]*store.Item, error) {
+	if len(keys) > store.MaxBatchGetKeys {
+		return nil, fmt.Errorf("filestore: batch get of %d keys, over %d: %w", len(keys), store.MaxBatchGetKeys, store.ErrInvalid)
+	}
+	seen := make(map[store.Key]struct{}, len(keys))
+	for _, k := range keys {
+		if err := validateKey(k); err != nil {
+			return nil, fmt.Errorf("filestore: batch get: %w", err)
+		}
+		if _, dup := seen[k]; dup {
+			return nil, fmt.Errorf("filestore: batch get: key %s twice: %w", k, store.ErrInvalid)
+		}
+		seen[k] = struct{}{}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError("batch get", err)
+	}
+	now := s.now().Unix()
+	out := make([]*store.Item, len(keys))
+	err := s.db.View(func(tx *bolt.Tx) error {
+		items := tx.Bucket(bucketItems)
+		for i, k := range keys {
+			it, found, err := getLive(items, k, itemKey(k), now)
+			if err != nil {
+				return err
+			}
+			if found {
+				out[i] = &it
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, engineError("batch get", err)
+	}
+	return out, nil
+}
+
+// Query returns one page of a partition of the table or of GSI1, in sort-key
+// order (descending when asked), expired items skipped before the limit
+// counts. NextToken is set exactly when another live item follows: after a
+// full page the walk goes on to the next live item before answering.
+// Invalid query or page token: store.ErrInvalid.
+func (s *Store) Query(ctx context.Context, q store.Query) (store.Page, error) {
+	sc, err := planQuery(q)
+	if err != nil {
+		return store.Page{}, fmt.Errorf("filestore: query %s: %w", q.PK, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return store.Page{}, ctxError("query "+q.PK, err)
+	}
+	now := s.now().Unix()
+	var page store.Page
+	err = s.db.View(func(tx *bolt.Tx) error {
+		var err error
+		page, err = sc.run(tx, now)
+		return err
+	})
+	if err != nil {
+		return store.Page{}, engineError("query "+q.PK, err)
+	}
+	return page, nil
+}
+
+// run walks the scan's range in one read transaction.
+func (sc scan) run(tx *bolt.Tx, now int64) (store.Page, error) {
+	items := tx.Bucket(bucketItems)
+	b := items
+	if sc.index {
+		b = tx.Bucket(bucketGSI1)
+	}
+	c := b.Cursor()
+	var k, v []byte
+	if sc.desc {
+		// The last key below hi: step back from the first key at or above
+		// it, or start from the end when there is none.
+		if k, _ = c.Seek(sc.hi); k == nil {
+			k, v = c.Last()
+		} else {
+			k, v = c.Prev()
+		}
+	} else {
+		k, v = c.Seek(sc.lo)
+	}
+	var (
+		page store.Page
+		last []byte
+	)
+	for ; k != nil; k, v = sc.step(c) {
+		if sc.desc && bytes.Compare(k, sc.lo) < 0 || !sc.desc && bytes.Compare(k, sc.hi) >= 0 {
+			break
+		}
+		ik := k
+		if sc.index {
+			var err error
+			if ik, err = tableKeyOf(k); err != nil {
+				return store.Page{}, err
+			}
+			if v = items.Get(ik); v == nil {
+				return store.Page{}, fmt.Errorf("index entry %q without item: %w", k, errCorrupt)
+			}
+		}
+		h, err := decodeHeader(v)
+		if err != nil {
+			return store.Page{}, fmt.Errorf("item %q: %w", ik, err)
+		}
+		if !store.Live(h.ExpiresAt, now) {
+			continue
+		}
+		if len(page.Items) == sc.limit {
+			page.NextToken = sc.encodeToken(last)
+			break
+		}
+		key, err := splitItemKey(ik)
+		if err != nil {
+			return store.Page{}, err
+		}
+		it, err := decodeItem(key, v)
+		if err != nil {
+			return store.Page{}, fmt.Errorf("item %s: %w", key, err)
+		}
+		page.Items = append(page.Items, it)
+		last = k
+	}
+	return page, nil
+}
+
+func (sc scan) step(c *bolt.Cursor) ([]byte, []byte) {
+	if sc.desc {
+		return c.Prev()
+	}
+	return c.Next()
+}
+
+// ctxError reports a request abandoned because its context is done.
+func ctxError(op string, err error) error {
+	return fmt.Errorf("filestore: %s: %w: %w", op, store.ErrUnavailable, err)
+}
+
+// errClosed is the error of every method of a closed store.
+var errClosed = fmt.Errorf("filestore: store is closed: %w", store.ErrUnavailable)
+
+// engineError translates a failure inside a bbolt transaction into the
+// port's vocabulary: port sentinels pass through, anything else (bbolt
+// errors, corrupt items) is store.ErrUnavailable.
+func engineError(op string, err error) error {
+	for _, sentinel := range []error{store.ErrNotFound, store.ErrExists, store.ErrConflict, store.ErrUnavailable, store.ErrTooLarge, store.ErrInvalid} {
+		if errors.Is(err, sentinel) {
+			return fmt.Errorf("filestore: %s: %w", op, err)
+		}
+	}
+	if errors.Is(err, berrors.ErrDatabaseNotOpen) {
+		return errClosed
+	}
+	return fmt.Errorf("filestore: %s: %w: %w", op, store.ErrUnavailable, err)
+}

@@ -1,0 +1,415 @@
+// Package tools is Custody's tool registry and the governed call pipeline.
+//
+// A tool is one Go input type, one Go output type and a handler. The input
+// type is the single schema source: inferred once at registration, it is
+// both what tools/list advertises and what arguments are validated against.
+// The output schema is inferred from the output type and relaxed so a
+// refusal ({"error": {...}}) validates too.
+//
+// tools/call runs the request path of ARCHITECTURE.md from step 3 on:
+// kill switch, tool resolution and its scope (a tool the credential's scopes
+// do not allow is absent from tools/list and "unknown" to tools/call),
+// argument validation (nothing written on failure), the rate-limit verdict
+// the gate decided before execution, the access funnel for any case_id, and
+// then the handler, which applies the credential-class floor and stamps the
+// attestation. Every outcome is one audit row (the gate writes it); every
+// result carries _meta.ms.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"reflect"
+	"slices"
+	"time"
+
+	validator "github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/custodymcp/custody/shared/access"
+	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/mcp"
+	"github.com/custodymcp/custody/shared/ratelimit"
+	"github.com/custodymcp/custody/shared/records"
+	"github.com/custodymcp/custody/shared/store"
+)
+
+// Spec describes a tool.
+type Spec struct {
+	Name        string
+	Title       string
+	Description string
+	// Scope is the scope a credential needs to see and call the tool.
+	Scope auth.Scope
+	// Lane is the rate-limit lane ("" means read).
+	Lane        ratelimit.Lane
+	Annotations mcp.ToolAnnotations
+}
+
+// MatterScoped is implemented by inputs that name a matter; the pipeline
+// resolves MatterID through the access funnel before the handler runs.
+type MatterScoped interface{ MatterID() string }
+
+// Call is what a handler knows about the call it serves.
+type Call struct {
+	Credential *auth.Credential
+	// Who is the caller as the access funnel sees it.
+	Who access.Who
+	// Matter is the matter the input names, resolved through the funnel
+	// (the zero Matter when the input names none).
+	Matter   records.Matter
+	Now      time.Time
+	Revision mcp.Revision
+	Funnel   access.Funnel
+}
+
+// ClientSafe reports whether the credential is of the client-safe class.
+func (c *Call) ClientSafe() bool { return c.Credential.ClientSafe() }
+
+// Sees reports whether the credential may see material of privilege p: a
+// client-safe credential sees only privilege "none" (ARCHITECTURE.md step 8).
+func (c *Call) Sees(p records.Privilege) bool {
+	return !c.ClientSafe() || p == records.PrivilegeNone
+}
+
+// Handler serves one tool.
+type Handler[In, Out any] func(ctx context.Context, c *Call, in In) (Out, error)
+
+type tool struct {
+	spec      Spec
+	wire      mcp.Tool
+	strict    json.RawMessage
+	validator *validator.Schema
+	run       func(ctx context.Context, c *Call, args json.RawMessage) (any, *Refusal)
+}
+
+// KillSwitch turns off tools or whole tenants from configuration: a frozen
+// tenant or disabled tool produces nothing (ARCHITECTURE.md step 3). It is
+// configuration, not a store row, so it costs no round trip.
+type KillSwitch struct {
+	FrozenTenants map[string]bool
+	DisabledTools map[string]bool
+}
+
+// Options configure a Registry.
+type Options struct {
+	Funnel  access.Funnel
+	Cursors *mcp.CursorSealer
+	// PageSize is the tools/list page size; 0 means 50.
+	PageSize   int
+	KillSwitch KillSwitch
+	Logger     *slog.Logger
+}
+
+// Registry holds the tools and serves tools/list and tools/call.
+type Registry struct {
+	opts  Options
+	tools map[string]*tool
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry(opts Options) *Registry {
+	if opts.PageSize <= 0 {
+		opts.PageSize = 50
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Registry{opts: opts, tools: map[string]*tool{}}
+}
+
+// Register adds a tool. It fails when the spec is incomplete, the name is
+// taken, or a schema cannot be inferred: programming errors, found at start.
+func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) error {
+	if spec.Name == "" || spec.Title == "" || spec.Description == "" || spec.Scope == "" {
+		return fmt.Errorf("register tool %q: name, title, description and scope are required", spec.Name)
+	}
+	if _, dup := r.tools[spec.Name]; dup {
+		return fmt.Errorf("register tool %q: already registered", spec.Name)
+	}
+	if spec.Lane == "" {
+		spec.Lane = ratelimit.LaneRead
+	}
+	in, err := inferSchema(reflect.TypeFor[In]())
+	if err != nil {
+		return fmt.Errorf("register tool %q: input schema: %w", spec.Name, err)
+	}
+	if in.Type != "object" {
+		return fmt.Errorf("register tool %q: the input type must be a struct", spec.Name)
+	}
+	out, err := inferSchema(reflect.TypeFor[Out]())
+	if err != nil {
+		return fmt.Errorf("register tool %q: output schema: %w", spec.Name, err)
+	}
+	inJSON, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("register tool %q: %w", spec.Name, err)
+	}
+	strict, err := json.Marshal(out)
+	if err != nil {
+		return fmt.Errorf("register tool %q: %w", spec.Name, err)
+	}
+	outJSON, err := json.Marshal(outputSchema(out))
+	if err != nil {
+		return fmt.Errorf("register tool %q: %w", spec.Name, err)
+	}
+	v, err := compile(spec.Name, inJSON)
+	if err != nil {
+		return fmt.Errorf("register tool %q: compile input schema: %w", spec.Name, err)
+	}
+	ann := spec.Annotations
+	ann.Title = spec.Title
+	t := &tool{
+		spec: spec,
+		wire: mcp.Tool{
+			Name: spec.Name, Title: spec.Title, Description: spec.Description,
+			InputSchema: inJSON, OutputSchema: outJSON, Annotations: &ann,
+		},
+		strict:    strict,
+		validator: v,
+	}
+	t.run = func(ctx context.Context, c *Call, args json.RawMessage) (any, *Refusal) {
+		var input In
+		if err := json.Unmarshal(args, &input); err != nil {
+			return nil, Invalid("", "The arguments do not match this tool's input schema.")
+		}
+		if ms, ok := any(input).(MatterScoped); ok {
+			m, err := c.Funnel.Matter(ctx, c.Who, ms.MatterID())
+			if err != nil {
+				return nil, r.refusalFor(ctx, spec.Name, err)
+			}
+			c.Matter = m
+		}
+		out, err := h(ctx, c, input)
+		if err != nil {
+			return nil, r.refusalFor(ctx, spec.Name, err)
+		}
+		return out, nil
+	}
+	r.tools[spec.Name] = t
+	return nil
+}
+
+// MustRegister is Register for tool sets built at start; it panics on error.
+func MustRegister[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) {
+	if err := Register(r, spec, h); err != nil {
+		panic(err)
+	}
+}
+
+// refusalFor maps a handler error to a refusal: refusals pass through, the
+// funnel's one answer becomes NOT_FOUND, store faults UNAVAILABLE, anything
+// else INTERNAL (logged here, never shown).
+func (r *Registry) refusalFor(ctx context.Context, name string, err error) *Refusal {
+	var ref *Refusal
+	switch {
+	case errors.As(err, &ref):
+		return ref
+	case errors.Is(err, access.ErrNoMatter):
+		return Refuse(ClassNotFound, msgNoMatter)
+	case errors.Is(err, store.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
+		r.opts.Logger.WarnContext(ctx, "tool read failed", "tool", name, "err", err)
+		return Refuse(ClassUnavailable, msgUnavailable)
+	default:
+		r.opts.Logger.ErrorContext(ctx, "tool failed", "tool", name, "err", err)
+		return Refuse(ClassInternal, msgInternal)
+	}
+}
+
+// Install registers tools/list and tools/call on the server.
+func (r *Registry) Install(s *mcp.Server) {
+	s.Register("tools/list", mcp.Method{Handler: r.list})
+	s.Register("tools/call", mcp.Method{Handler: r.call, Lane: r.lane, RatesItself: true})
+}
+
+// Names returns every registered tool name, sorted.
+func (r *Registry) Names() []string {
+	names := make([]string, 0, len(r.tools))
+	for n := range r.tools {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Tool returns a registered tool's definition.
+func (r *Registry) Tool(name string) (mcp.Tool, bool) {
+	t, ok := r.tools[name]
+	if !ok {
+		return mcp.Tool{}, false
+	}
+	return t.wire, true
+}
+
+// Spec returns a registered tool's spec.
+func (r *Registry) Spec(name string) (Spec, bool) {
+	t, ok := r.tools[name]
+	if !ok {
+		return Spec{}, false
+	}
+	return t.spec, true
+}
+
+// StrictSchema returns the success schema of a tool's output with every
+// non-omitempty field required: the strict internal envelope schema that
+// success results are tested against.
+func (r *Registry) StrictSchema(name string) json.RawMessage { return r.tools[name].strict }
+
+// visible returns the names of the tools the credential's scopes allow, sorted.
+func (r *Registry) visible(c *auth.Credential) []string {
+	var names []string
+	for n, t := range r.tools {
+		if c.Has(t.spec.Scope) {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+func (r *Registry) lane(params json.RawMessage) ratelimit.Lane {
+	var p struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(params, &p) == nil {
+		if t, ok := r.tools[p.Name]; ok {
+			return t.spec.Lane
+		}
+	}
+	return ratelimit.LaneRead
+}
+
+// list serves tools/list: the tools the credential's scopes allow, paged
+// with sealed cursors (CONTRACTS.md §2).
+func (r *Registry) list(_ context.Context, req *mcp.Request) (any, error) {
+	var p mcp.PaginatedParams
+	if err := mcp.DecodeParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	names := r.visible(req.Credential)
+	scope := mcp.CursorScope{Method: "tools/list", CredentialID: req.Credential.ID, Keys: names, Era: "legacy"}
+	start, end, next, err := r.opts.Cursors.PageOf(p.Cursor, scope, r.opts.PageSize, req.Started)
+	if err != nil {
+		return nil, mcp.InvalidParams("Invalid params: the cursor is not one this server issued for this list, or it has expired.")
+	}
+	res := mcp.ListToolsResult{Tools: make([]mcp.Tool, 0, end-start), NextCursor: next}
+	for _, n := range names[start:end] {
+		res.Tools = append(res.Tools, r.tools[n].wire.ForRevision(req.Revision))
+	}
+	return res, nil
+}
+
+// call serves tools/call through the governed pipeline.
+func (r *Registry) call(ctx context.Context, req *mcp.Request) (any, error) {
+	var p mcp.CallToolParams
+	if err := mcp.DecodeParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.Name == "" {
+		return nil, mcp.InvalidParams("Invalid params: the tool name is required.")
+	}
+	cred := req.Credential
+	t, ok := r.tools[p.Name]
+	if !ok || !cred.Has(t.spec.Scope) {
+		// A tool the scopes do not allow is indistinguishable from none
+		// (DECISIONS.md "Answers on the wire").
+		return nil, mcp.InvalidParams("Unknown tool.")
+	}
+	args := p.Arguments
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage(`{}`)
+	}
+	var doc any
+	if err := json.Unmarshal(args, &doc); err != nil {
+		return nil, mcp.InvalidParams("Invalid params: arguments must be an object.")
+	}
+	if _, isObject := doc.(map[string]any); !isObject {
+		return nil, mcp.InvalidParams("Invalid params: arguments must be an object.")
+	}
+	req.Audit.Tool = p.Name
+	structured, refusal := r.govern(ctx, req, t, args, doc)
+	if refusal != nil {
+		req.Audit.Outcome = refusal.Class
+		return r.refusalResult(req, refusal), nil
+	}
+	req.Audit.Outcome = "ok"
+	return r.successResult(req, structured)
+}
+
+// govern runs steps 3 and 5–10 for a known tool the credential may call.
+func (r *Registry) govern(ctx context.Context, req *mcp.Request, t *tool, args json.RawMessage, doc any) (any, *Refusal) {
+	cred := req.Credential
+	if r.opts.KillSwitch.FrozenTenants[cred.Tenant] || r.opts.KillSwitch.DisabledTools[t.spec.Name] {
+		return nil, Refuse(ClassKillSwitch, msgKillSwitch)
+	}
+	if err := t.validator.Validate(doc); err != nil {
+		return nil, validationRefusal(err)
+	}
+	if q := queryOf(doc); q != "" {
+		req.Audit.SetQuery(q)
+	}
+	if caseID, ok := doc.(map[string]any)["case_id"].(string); ok {
+		req.Audit.Matter = caseID
+	}
+	if !req.Rate.Allowed {
+		secs := req.Rate.RetryAfterSeconds()
+		return nil, &Refusal{Class: ClassRateLimited, Limit: req.Rate.Limit, RetryAfterS: secs,
+			Message: fmt.Sprintf("Rate limit exceeded for this credential: retry after %d seconds.", secs)}
+	}
+	c := &Call{
+		Credential: cred,
+		Who:        access.Who{Tenant: cred.Tenant, Principal: cred.Owner, AllowList: cred.AllowList},
+		Now:        req.Started, Revision: req.Revision, Funnel: r.opts.Funnel,
+	}
+	return t.run(ctx, c, args)
+}
+
+// queryOf returns the free-text "query" argument, if any: the audit row
+// records its SHA-256 and length, never the text.
+func queryOf(doc any) string {
+	q, _ := doc.(map[string]any)["query"].(string)
+	return q
+}
+
+func elapsedMs(started time.Time) float64 {
+	return math.Round(float64(time.Since(started).Microseconds())) / 1000
+}
+
+// successResult shapes a success for the session's revision: the envelope
+// as structuredContent (2025-06-18 and later) and always as JSON text.
+func (r *Registry) successResult(req *mcp.Request, structured any) (*mcp.CallToolResult, error) {
+	raw, err := json.Marshal(structured)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s result: %w", req.Audit.Tool, err)
+	}
+	res := &mcp.CallToolResult{
+		Content: []mcp.Content{mcp.TextContent(string(raw))},
+		Meta:    map[string]any{"ms": elapsedMs(req.Started)},
+	}
+	if req.Revision.HasStructuredOutput() {
+		res.StructuredContent = json.RawMessage(raw)
+	}
+	return res, nil
+}
+
+// refusalResult shapes a refusal: isError, the sentence as text, and
+// {"error": …} as structuredContent, or for revisions without structured
+// output as a second text block.
+func (r *Registry) refusalResult(req *mcp.Request, ref *Refusal) *mcp.CallToolResult {
+	body := map[string]*Refusal{"error": ref}
+	res := &mcp.CallToolResult{
+		IsError: true,
+		Content: []mcp.Content{mcp.TextContent(ref.Message)},
+		Meta:    map[string]any{"ms": elapsedMs(req.Started)},
+	}
+	if req.Revision.HasStructuredOutput() {
+		res.StructuredContent = body
+	} else {
+		raw, _ := json.Marshal(body)
+		res.Content = append(res.Content, mcp.TextContent(string(raw)))
+	}
+	return res
+}

@@ -1,0 +1,268 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	validator "github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+)
+
+// Schemas are inferred from one Go type per tool with google/jsonschema-go:
+// field names from json tags, descriptions from `jsonschema:"…"` tags, and
+// required properties from fields without omitempty. Structs refuse
+// additional properties. Constraints JSON Schema needs beyond that come from
+// a `schema:"…"` tag of semicolon-separated settings on the same field:
+//
+//	format=date | date-time | uri
+//	minimum=N   maximum=N   minLength=N   maxLength=N
+//	enum=a|b|c  pattern=REGEXP
+//
+// The inferred schema is what tools/list advertises and what arguments are
+// validated against (santhosh-tekuri/jsonschema, draft 2020-12, formats
+// asserted): one source for both (DECISIONS.md "Answers on the wire").
+
+// inferSchema infers the schema of T and applies its schema tags.
+func inferSchema(t reflect.Type) (*jsonschema.Schema, error) {
+	s, err := jsonschema.ForType(t, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := applyTags(t, s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// applyTags walks a struct type beside its schema and applies schema tags.
+func applyTags(t reflect.Type, s *jsonschema.Schema) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		if s.Items != nil {
+			return applyTags(t.Elem(), s.Items)
+		}
+		return nil
+	case reflect.Struct:
+	default:
+		return nil
+	}
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() || f.Anonymous {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		ps := s.Properties[name]
+		if ps == nil {
+			continue
+		}
+		if tag, ok := f.Tag.Lookup("schema"); ok {
+			if err := applyTag(ps, tag); err != nil {
+				return fmt.Errorf("field %s.%s: %w", t.Name(), f.Name, err)
+			}
+		}
+		if err := applyTags(f.Type, ps); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func applyTag(s *jsonschema.Schema, tag string) error {
+	for _, setting := range strings.Split(tag, ";") {
+		k, v, ok := strings.Cut(strings.TrimSpace(setting), "=")
+		if !ok {
+			return fmt.Errorf("schema tag setting %q lacks '='", setting)
+		}
+		switch k {
+		case "format":
+			s.Format = v
+		case "pattern":
+			s.Pattern = v
+		case "enum":
+			for _, e := range strings.Split(v, "|") {
+				s.Enum = append(s.Enum, e)
+			}
+		case "minimum", "maximum":
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return fmt.Errorf("schema tag %s=%q: %w", k, v, err)
+			}
+			if k == "minimum" {
+				s.Minimum = &n
+			} else {
+				s.Maximum = &n
+			}
+		case "minLength", "maxLength":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return fmt.Errorf("schema tag %s=%q: %w", k, v, err)
+			}
+			if k == "minLength" {
+				s.MinLength = &n
+			} else {
+				s.MaxLength = &n
+			}
+		default:
+			return fmt.Errorf("unknown schema tag setting %q", k)
+		}
+	}
+	return nil
+}
+
+// compile compiles a schema document for validation.
+func compile(name string, doc json.RawMessage) (*validator.Schema, error) {
+	v, err := validator.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		return nil, err
+	}
+	c := validator.NewCompiler()
+	c.DefaultDraft(validator.Draft2020)
+	c.AssertFormat()
+	url := "urn:custody:schema:" + name
+	if err := c.AddResource(url, v); err != nil {
+		return nil, err
+	}
+	return c.Compile(url)
+}
+
+// refusalSchema is the schema of the refusal object (CONTRACTS.md §3).
+func refusalSchema() *jsonschema.Schema {
+	str := func() *jsonschema.Schema { return &jsonschema.Schema{Type: "string"} }
+	num := func() *jsonschema.Schema { return &jsonschema.Schema{Type: "integer"} }
+	return &jsonschema.Schema{
+		Type:     "object",
+		Required: []string{"class", "message"},
+		Properties: map[string]*jsonschema.Schema{
+			"class": str(), "message": str(), "field": str(),
+			"limit": num(), "retry_after_s": num(), "spent": {Type: "boolean"},
+		},
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+	}
+}
+
+// outputSchema relaxes a success schema so that a refusal validates too:
+// every top-level property optional, plus "error" (DECISIONS.md: "an object
+// whose top-level properties are optional, with error among them").
+func outputSchema(success *jsonschema.Schema) *jsonschema.Schema {
+	out := success.CloneSchemas()
+	out.Required = nil
+	if out.Properties == nil {
+		out.Properties = map[string]*jsonschema.Schema{}
+	}
+	out.Properties["error"] = refusalSchema()
+	return out
+}
+
+// validationRefusal turns a schema violation into a VALIDATION refusal that
+// names the field by its path and never quotes the value. It reads only the
+// error's instance location and typed kind, never its message text (which
+// can quote the value).
+func validationRefusal(err error) *Refusal {
+	var ve *validator.ValidationError
+	if !errors.As(err, &ve) {
+		return &Refusal{Class: ClassValidation, Message: "The arguments are not valid for this tool."}
+	}
+	leaf := firstLeaf(ve)
+	field := strings.Join(leaf.InstanceLocation, ".")
+	var msg string
+	switch k := leaf.ErrorKind.(type) {
+	case *kind.Required:
+		field = joinPath(field, k.Missing[0])
+		msg = fmt.Sprintf("The field '%s' is required.", field)
+	case *kind.AdditionalProperties:
+		field = joinPath(field, k.Properties[0])
+		msg = fmt.Sprintf("The field '%s' is not accepted by this tool.", field)
+	case *kind.Type:
+		msg = fmt.Sprintf("The field '%s' must be %s.", displayField(field), typeWords(k.Want))
+	case *kind.Format:
+		msg = fmt.Sprintf("The field '%s' must be %s.", displayField(field), formatWords(k.Want))
+	case *kind.Minimum:
+		msg = fmt.Sprintf("The field '%s' must be at least %s.", displayField(field), k.Want.FloatString(0))
+	case *kind.Maximum:
+		msg = fmt.Sprintf("The field '%s' must be at most %s.", displayField(field), k.Want.FloatString(0))
+	case *kind.MinLength:
+		msg = fmt.Sprintf("The field '%s' must be at least %d characters long.", displayField(field), k.Want)
+	case *kind.MaxLength:
+		msg = fmt.Sprintf("The field '%s' must be at most %d characters long.", displayField(field), k.Want)
+	case *kind.Enum:
+		want := make([]string, len(k.Want))
+		for i, w := range k.Want {
+			want[i] = fmt.Sprint(w)
+		}
+		msg = fmt.Sprintf("The field '%s' must be one of: %s.", displayField(field), strings.Join(want, ", "))
+	case *kind.Pattern:
+		msg = fmt.Sprintf("The field '%s' does not have the expected form.", displayField(field))
+	default:
+		msg = fmt.Sprintf("The field '%s' is not valid.", displayField(field))
+	}
+	if field == "" {
+		msg = "The arguments must be an object."
+	}
+	return &Refusal{Class: ClassValidation, Message: msg, Field: field}
+}
+
+// firstLeaf descends to the first most specific cause.
+func firstLeaf(ve *validator.ValidationError) *validator.ValidationError {
+	for len(ve.Causes) > 0 {
+		ve = ve.Causes[0]
+	}
+	return ve
+}
+
+func joinPath(base, name string) string {
+	if base == "" {
+		return name
+	}
+	return base + "." + name
+}
+
+func displayField(f string) string {
+	if f == "" {
+		return "arguments"
+	}
+	return f
+}
+
+func typeWords(want []string) string {
+	words := make([]string, len(want))
+	for i, w := range want {
+		switch w {
+		case "integer":
+			words[i] = "an integer"
+		case "object", "array":
+			words[i] = "an " + w
+		case "null":
+			words[i] = "null"
+		default:
+			words[i] = "a " + w
+		}
+	}
+	return strings.Join(words, " or ")
+}
+
+func formatWords(format string) string {
+	switch format {
+	case "date":
+		return "a date (YYYY-MM-DD)"
+	case "date-time":
+		return "a date-time (RFC 3339)"
+	case "uri":
+		return "a URI"
+	}
+	return "in the format " + format
+}
