@@ -342,7 +342,7 @@ type Store interface {
 	Transact(ctx context.Context, ops []Op) error
 }
 
-// Commit is an optional capability: an engine that groups concurrent writes
+// CommitCounter is an optional capability: an engine that groups concurrent writes
 // into shared commits reports how many commits it made (filestore does).
 type CommitCounter interface {
 	Commits() uint64

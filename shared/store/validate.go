@@ -156,8 +156,8 @@ func ValidateConditions(conds []Condition) error {
 		switch c.Kind {
 		case CondNotExists, CondExists, CondVersionEquals:
 		case CondAttrEquals:
-			if c.Attr == "" {
-				return fmt.Errorf("condition without attribute name: %w", ErrInvalid)
+			if c.Attr == "" || ReservedAttr[c.Attr] {
+				return fmt.Errorf("condition on attribute %q: name an ordinary attribute (VersionEquals and Exists cover the item fields): %w", c.Attr, ErrInvalid)
 			}
 			switch c.Value.(type) {
 			case string, int64, bool:

@@ -332,17 +332,16 @@ func TestExpiredButNotYetDeletedItemsAreAbsent(t *testing.T) {
 	})
 }
 
-// store.Holds never finds a reserved name among Attrs, so AttrEquals on one
-// never holds; DynamoDB would compare the stored field, so the engine says
-// "false" itself.
-func TestAttrEqualsOnAReservedNameNeverHolds(t *testing.T) {
+// AttrEquals on a reserved name is refused before any request: the item
+// fields have their own conditions (VersionEquals, Exists).
+func TestAttrEqualsOnAReservedNameIsRefused(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
 	it := store.Item{PK: "p", SK: "s", Version: 2}
 	mustPut(t, e.store, it)
 	for _, c := range []store.Condition{store.AttrEquals("version", int64(2)), store.AttrEquals("PK", "p")} {
-		if err := e.store.Put(ctx, it, c); !errors.Is(err, store.ErrConflict) {
-			t.Errorf("Put(%s) = %v, want ErrConflict", c, err)
+		if err := e.store.Put(ctx, it, c); !errors.Is(err, store.ErrInvalid) {
+			t.Errorf("Put(%s) = %v, want ErrInvalid", c, err)
 		}
 	}
 }

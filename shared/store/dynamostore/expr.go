@@ -98,13 +98,6 @@ func (e *expr) condition(c store.Condition) string {
 	case store.CondVersionEquals:
 		return fmt.Sprintf("(%s = %s AND %s)", e.name(attrVersion), e.value(num(c.Version)), e.live())
 	case store.CondAttrEquals:
-		if store.ReservedAttr[c.Attr] {
-			// Attrs never hold a reserved name, so store.Holds finds no such
-			// attribute and the condition never holds; say so to DynamoDB,
-			// which would otherwise compare the stored field.
-			pk := e.name(attrPK)
-			return fmt.Sprintf("(attribute_exists(%s) AND attribute_not_exists(%s))", pk, pk)
-		}
 		// "a IN (:v)" means "a = :v" in DynamoDB (false when the types
 		// differ); minidyn refuses "=" between different types instead.
 		return fmt.Sprintf("(%s IN (%s) AND %s)", e.name(c.Attr), e.value(attrValue(c.Value)), e.live())
