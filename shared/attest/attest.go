@@ -133,7 +133,7 @@ func New(now time.Time, caseID, method string) *Builder {
 	b := &Builder{seen: map[string]bool{}, status: Verified}
 	b.env = Envelope{
 		SchemaVersion:  SchemaVersion,
-		GeneratedAt:    now.UTC(),
+		GeneratedAt:    now.UTC().Truncate(time.Millisecond),
 		Verification:   Verification{Method: method, Notes: []string{}},
 		EvidenceNotice: EvidenceNotice,
 	}

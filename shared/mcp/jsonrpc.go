@@ -245,9 +245,21 @@ func encodeResponse(id ID, result any, rpcErr *Error) []byte {
 	if rpcErr == nil && result == nil {
 		r.Result = struct{}{}
 	}
-	b, err := json.Marshal(r)
+	b, err := Marshal(r)
 	if err != nil {
-		b, _ = json.Marshal(response{JSONRPC: "2.0", ID: r.ID, Error: &Error{Code: CodeInternalError, Message: "Internal error."}})
+		b, _ = Marshal(response{JSONRPC: "2.0", ID: r.ID, Error: &Error{Code: CodeInternalError, Message: "Internal error."}})
 	}
 	return b
+}
+
+// Marshal encodes JSON without HTML escaping: answers are JSON-RPC, not HTML,
+// and "<" in a quote stays "<".
+func Marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

@@ -381,7 +381,7 @@ func elapsedMs(started time.Time) float64 {
 // successResult shapes a success for the session's revision: the envelope
 // as structuredContent (2025-06-18 and later) and always as JSON text.
 func (r *Registry) successResult(req *mcp.Request, structured any) (*mcp.CallToolResult, error) {
-	raw, err := json.Marshal(structured)
+	raw, err := mcp.Marshal(structured)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s result: %w", req.Audit.Tool, err)
 	}
@@ -408,7 +408,7 @@ func (r *Registry) refusalResult(req *mcp.Request, ref *Refusal) *mcp.CallToolRe
 	if req.Revision.HasStructuredOutput() {
 		res.StructuredContent = body
 	} else {
-		raw, _ := json.Marshal(body)
+		raw, _ := mcp.Marshal(body)
 		res.Content = append(res.Content, mcp.TextContent(string(raw)))
 	}
 	return res
