@@ -89,8 +89,13 @@ type Request struct {
 	Rate       ratelimit.Decision
 	// Audit is this message's audit row; handlers set Tool, Matter, Outcome
 	// and the query digest.
-	Audit   *audit.Record
+	Audit *audit.Record
+	// Started is when the request arrived by the server's clock (what data
+	// and expiries are judged against).
 	Started time.Time
+	// Arrived is when the request arrived by the monotonic wall clock: only
+	// for measuring durations (the server's clock may be a test's).
+	Arrived time.Time
 
 	newSession *Session
 }
@@ -252,7 +257,8 @@ func (s *Server) preflight(w http.ResponseWriter, r *http.Request) {
 type exchange struct {
 	w        http.ResponseWriter
 	r        *http.Request
-	started  time.Time
+	started  time.Time // by the server's clock
+	arrived  time.Time // by the monotonic wall clock, for durations
 	reqID    string
 	adm      *Admission
 	revision Revision
@@ -288,7 +294,7 @@ func (s *Server) auditFor(x *exchange, method string) audit.Record {
 // commit replaces the answer: nothing unaudited leaves the server.
 func (s *Server) finish(x *exchange, status int, body []byte, failID ID) {
 	for i := range x.audits {
-		x.audits[i].DurationMs = time.Since(x.started).Milliseconds()
+		x.audits[i].DurationMs = time.Since(x.arrived).Milliseconds()
 	}
 	err := s.opts.Gate.Commit(x.r.Context(), x.adm, Commitment{
 		Audit: x.audits, Count: x.count, CreateSession: x.create, DeleteSession: x.del,
@@ -310,7 +316,7 @@ func (s *Server) finish(x *exchange, status int, body []byte, failID ID) {
 }
 
 func (s *Server) logOutcome(x *exchange, status int) {
-	attrs := []any{"requestId", x.reqID, "status", status, "durationMs", time.Since(x.started).Milliseconds()}
+	attrs := []any{"requestId", x.reqID, "status", status, "durationMs", time.Since(x.arrived).Milliseconds()}
 	if c := x.adm.Credential; c != nil {
 		attrs = append(attrs, "credential", c)
 	}
@@ -327,7 +333,7 @@ func (s *Server) logOutcome(x *exchange, status int) {
 func (s *Server) admit(w http.ResponseWriter, r *http.Request, sessionID string, lane ratelimit.Lane, id ID) (*exchange, bool) {
 	now := s.opts.Now()
 	token, _ := auth.Presented(r.Header)
-	x := &exchange{w: w, r: r, started: now, reqID: newRequestID()}
+	x := &exchange{w: w, r: r, started: now, arrived: time.Now(), reqID: newRequestID()}
 	if token == "" {
 		s.unauthorized(w, id)
 		return nil, false
@@ -578,7 +584,7 @@ func (s *Server) call(x *exchange, m *Message) (result any, rpcErr *Error, rec a
 	req := &Request{
 		ID: m.ID, Method: m.Method, Params: m.Params, Revision: x.revision,
 		Credential: x.adm.Credential, Session: x.adm.Session, Rate: x.adm.Rate,
-		Audit: &rec, Started: x.started,
+		Audit: &rec, Started: x.started, Arrived: x.arrived,
 	}
 	result, err := s.invoke(x.r.Context(), md.Handler, req)
 	if req.newSession != nil {

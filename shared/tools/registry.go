@@ -50,7 +50,9 @@ type Spec struct {
 }
 
 // MatterScoped is implemented by inputs that name a matter; the pipeline
-// resolves MatterID through the access funnel before the handler runs.
+// resolves MatterID through the access funnel before the handler runs. An
+// input whose matter is optional returns "" when none is named (its handler
+// then works across the matters the funnel lists).
 type MatterScoped interface{ MatterID() string }
 
 // Call is what a handler knows about the call it serves.
@@ -176,7 +178,7 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) error {
 		if err := json.Unmarshal(args, &input); err != nil {
 			return nil, Invalid("", "The arguments do not match this tool's input schema.")
 		}
-		if ms, ok := any(input).(MatterScoped); ok {
+		if ms, ok := any(input).(MatterScoped); ok && ms.MatterID() != "" {
 			m, err := c.Funnel.Matter(ctx, c.Who, ms.MatterID())
 			if err != nil {
 				return nil, r.refusalFor(ctx, spec.Name, err)
@@ -374,8 +376,10 @@ func queryOf(doc any) string {
 	return q
 }
 
-func elapsedMs(started time.Time) float64 {
-	return math.Round(float64(time.Since(started).Microseconds())) / 1000
+// elapsedMs is the time since the request arrived, in milliseconds with
+// microsecond precision (_meta.ms).
+func elapsedMs(arrived time.Time) float64 {
+	return math.Round(float64(time.Since(arrived).Microseconds())) / 1000
 }
 
 // successResult shapes a success for the session's revision: the envelope
@@ -387,7 +391,7 @@ func (r *Registry) successResult(req *mcp.Request, structured any) (*mcp.CallToo
 	}
 	res := &mcp.CallToolResult{
 		Content: []mcp.Content{mcp.TextContent(string(raw))},
-		Meta:    map[string]any{"ms": elapsedMs(req.Started)},
+		Meta:    map[string]any{"ms": elapsedMs(req.Arrived)},
 	}
 	if req.Revision.HasStructuredOutput() {
 		res.StructuredContent = json.RawMessage(raw)
@@ -403,7 +407,7 @@ func (r *Registry) refusalResult(req *mcp.Request, ref *Refusal) *mcp.CallToolRe
 	res := &mcp.CallToolResult{
 		IsError: true,
 		Content: []mcp.Content{mcp.TextContent(ref.Message)},
-		Meta:    map[string]any{"ms": elapsedMs(req.Started)},
+		Meta:    map[string]any{"ms": elapsedMs(req.Arrived)},
 	}
 	if req.Revision.HasStructuredOutput() {
 		res.StructuredContent = body

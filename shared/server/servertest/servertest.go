@@ -84,15 +84,18 @@ type Env struct {
 	Creds map[string]*auth.Credential
 	// AllowedMatter is the one matter the AllowListed key reaches.
 	AllowedMatter string
+	// DataPath is the file engine's file ("" when Options.Store was given).
+	DataPath string
 }
 
 // New starts an Env; it is closed with the test.
 func New(t testing.TB, opts Options) *Env {
 	t.Helper()
 	clock := &Clock{now: Epoch}
-	st := opts.Store
+	st, dataPath := opts.Store, ""
 	if st == nil {
-		fs, err := filestore.Open(filepath.Join(t.TempDir(), "custody.db"), filestore.Options{Now: clock.Now})
+		dataPath = filepath.Join(t.TempDir(), "custody.db")
+		fs, err := filestore.Open(dataPath, filestore.Options{Now: clock.Now})
 		if err != nil {
 			t.Fatalf("open filestore: %v", err)
 		}
@@ -109,7 +112,8 @@ func New(t testing.TB, opts Options) *Env {
 			t.Fatalf("import fixture: %v", err)
 		}
 	}
-	env := &Env{Clock: clock, Store: st, Faulty: storetest.NewFaulty(st), Keys: map[string]string{}, Creds: map[string]*auth.Credential{}}
+	env := &Env{Clock: clock, Store: st, Faulty: storetest.NewFaulty(st), Keys: map[string]string{},
+		Creds: map[string]*auth.Credential{}, DataPath: dataPath}
 	env.AllowedMatter = seed.DemoMatters[0]
 	all := []auth.Scope{auth.ScopeRead, auth.ScopeDocsRead, auth.ScopeTasksRead, auth.ScopeAnalysisRead}
 	mints := []struct {

@@ -1,0 +1,490 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	validator "github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/custodymcp/custody/shared/audit"
+	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/records/seed"
+	"github.com/custodymcp/custody/shared/server/servertest"
+	"github.com/custodymcp/custody/shared/store"
+	"github.com/custodymcp/custody/shared/store/storetest"
+)
+
+// The architecture's invariants (ARCHITECTURE.md "Invariants"), as table
+// tests over the whole registry where they apply.
+
+// readCall is one valid call of a read tool.
+type readCall struct {
+	tool string
+	args map[string]any
+}
+
+// validCalls covers every read tool with arguments that succeed for the
+// demo attorney, on the matter given.
+func validCalls(matter string) []readCall {
+	doc := map[string]string{seed.Alvarez: "d_alv_complaint", seed.Harbor: "d_hbr_complaint", seed.Meridian: "d_mer_complaint"}[matter]
+	fact := map[string]string{seed.Alvarez: "f_alv_001", seed.Harbor: "f_hbr_001", seed.Meridian: "f_mer_001"}[matter]
+	return []readCall{
+		{"list_matters", map[string]any{}},
+		{"get_matter", map[string]any{"case_id": matter}},
+		{"list_documents", map[string]any{"case_id": matter, "limit": 100}},
+		{"get_document", map[string]any{"case_id": matter, "document_id": doc}},
+		{"search_documents", map[string]any{"query": "agreement notice damages", "case_id": matter}},
+		{"search_documents", map[string]any{"query": "the plaintiff alleges"}},
+		{"search_in_document", map[string]any{"case_id": matter, "document_id": doc, "query": "plaintiff"}},
+		{"get_fact_record", map[string]any{"case_id": matter, "limit": 100}},
+		{"get_fact_record", map[string]any{"case_id": matter, "posture": "disputed"}},
+		{"get_fact_provenance", map[string]any{"case_id": matter, "fact_id": fact}},
+		{"list_deadlines", map[string]any{"case_id": matter}},
+		{"list_case_notes", map[string]any{"case_id": matter}},
+	}
+}
+
+// TestEveryReadToolIsCovered keeps validCalls honest as tools are added.
+func TestEveryReadToolIsCovered(t *testing.T) {
+	env := servertest.New(t, servertest.Options{})
+	covered := map[string]bool{}
+	for _, c := range validCalls(seed.Alvarez) {
+		covered[c.tool] = true
+	}
+	for _, name := range env.Server.Registry.Names() {
+		if !covered[name] {
+			t.Errorf("tool %s has no valid call in the invariant tables", name)
+		}
+	}
+}
+
+// statuses collects every verification_status below the root.
+func statuses(v any, root bool, out *[]string) {
+	switch x := v.(type) {
+	case map[string]any:
+		if s, ok := x["verification_status"].(string); ok && !root {
+			*out = append(*out, s)
+		}
+		for k, e := range x {
+			if k != "verification" {
+				statuses(e, false, out)
+			}
+		}
+	case []any:
+		for _, e := range x {
+			statuses(e, false, out)
+		}
+	}
+}
+
+var rank = map[string]int{"unknown": 0, "ungrounded": 1, "grounded": 2, "verified": 3}
+
+func TestInvariantSuccessResultsValidateTheStrictEnvelopeAndRollUpToTheWeakestItem(t *testing.T) {
+	env := servertest.New(t, servertest.Options{})
+	s := env.Initialize(t, servertest.Attorney, "2025-11-25")
+	for _, matter := range seed.DemoMatters {
+		for _, c := range validCalls(matter) {
+			t.Run(matter+"/"+c.tool, func(t *testing.T) {
+				res := s.Tool(t, c.tool, c.args)
+				if res["isError"] == true {
+					t.Fatalf("refused: %v", res["content"])
+				}
+				if _, ok := res["_meta"].(map[string]any)["ms"].(float64); !ok {
+					t.Error("_meta.ms missing")
+				}
+				sc := servertest.Structured(t, res)
+				strict := compileSchema(t, env.Server.Registry.StrictSchema(c.tool))
+				if err := strict.Validate(jsonValue(t, sc)); err != nil {
+					t.Errorf("result violates the strict envelope schema: %v", err)
+				}
+				var items []string
+				statuses(sc, true, &items)
+				want := "verified"
+				for _, st := range items {
+					if rank[st] < rank[want] {
+						want = st
+					}
+				}
+				if len(items) == 0 {
+					want = "unknown"
+				}
+				if got := sc["verification_status"]; got != want {
+					t.Errorf("roll-up = %v, want the weakest item's %s (items %v)", got, want, items)
+				}
+				asOf, _ := time.Parse(time.RFC3339Nano, sc["as_of"].(string))
+				gen, _ := time.Parse(time.RFC3339Nano, sc["generated_at"].(string))
+				if !asOf.Before(gen) {
+					t.Errorf("as_of %v is not before generated_at %v: the rows are older than the clock", asOf, gen)
+				}
+			})
+		}
+	}
+}
+
+func compileSchema(t *testing.T, raw json.RawMessage) *validator.Schema {
+	t.Helper()
+	doc, err := validator.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := validator.NewCompiler()
+	if err := c.AddResource("urn:strict", doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("urn:strict")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sch
+}
+
+func TestInvariantAsOfIsTheNewestRowNotGeneratedAt(t *testing.T) {
+	env := servertest.New(t, servertest.Options{})
+	s := env.Initialize(t, servertest.Attorney, "2025-11-25")
+	matter := servertest.Structured(t, s.Tool(t, "get_matter", map[string]any{"case_id": seed.Alvarez}))["matter"].(map[string]any)
+	newest := matter["updated_at"].(string)
+	docs := servertest.Structured(t, s.Tool(t, "list_documents", map[string]any{"case_id": seed.Alvarez, "limit": 100}))
+	for _, d := range docs["results"].([]any) {
+		if u := d.(map[string]any)["updated_at"].(string); u > newest {
+			newest = u
+		}
+	}
+	if docs["as_of"] != newest {
+		t.Errorf("as_of = %v, want the newest updated_at of the rows behind the answer, %s", docs["as_of"], newest)
+	}
+	if docs["as_of"] == docs["generated_at"] {
+		t.Error("as_of equals generated_at")
+	}
+}
+
+func TestInvariantAnEmptyResultIsUnknownWithANote(t *testing.T) {
+	env := servertest.New(t, servertest.Options{})
+	s := env.Initialize(t, servertest.Attorney, "2025-11-25")
+	sc := servertest.Structured(t, s.Tool(t, "search_in_document", map[string]any{
+		"case_id": seed.Alvarez, "document_id": "d_alv_complaint", "query": "zyzzyva quokka"}))
+	if sc["results_read_state"] != "empty" || len(sc["results"].([]any)) != 0 {
+		t.Fatalf("results %v (%v), want an empty read", sc["results"], sc["results_read_state"])
+	}
+	if sc["verification_status"] != "unknown" {
+		t.Errorf("roll-up of an empty answer = %v, want unknown", sc["verification_status"])
+	}
+	notes := fmt.Sprint(sc["verification"].(map[string]any)["notes"])
+	if !strings.Contains(notes, "not proof") {
+		t.Errorf("notes %s do not say emptiness is not proof of absence", notes)
+	}
+}
+
+func TestInvariantAnUnreadableCollectionIsNullNeverEmpty(t *testing.T) {
+	env := servertest.New(t, servertest.Options{})
+	s := env.Initialize(t, servertest.Attorney, "2025-11-25")
+	// Every query of a matter partition fails; the matter rows themselves
+	// (point reads) still answer, so each collection is a secondary read.
+	env.Faulty.Add(storetest.Rule{Method: storetest.MethodQuery, Key: storetest.Prefix("T#demo#M#", ""), Err: store.ErrUnavailable})
+	for _, c := range validCalls(seed.Meridian) {
+		t.Run(c.tool+fmt.Sprint(c.args["query"]), func(t *testing.T) {
+			res := s.Tool(t, c.tool, c.args)
+			if c.tool == "list_matters" {
+				if res["isError"] == true {
+					t.Fatalf("list_matters does not read matter partitions, yet refused: %v", res)
+				}
+				return
+			}
+			if res["isError"] == true {
+				t.Fatalf("refused instead of reporting the unreadable collection: %v", res["content"])
+			}
+			sc := servertest.Structured(t, res)
+			unreadable := 0
+			for k, v := range sc {
+				field, ok := strings.CutSuffix(k, "_read_state")
+				if !ok || v != "unreadable" {
+					continue
+				}
+				unreadable++
+				if sc[field] != nil {
+					t.Errorf("%s is %v, want null (never [])", field, sc[field])
+				}
+				if n, has := sc[field+"_count"]; has && n != nil {
+					t.Errorf("%s_count is %v, want null", field, n)
+				}
+				if field == "results" && sc["page"] != nil {
+					t.Errorf("page is %v, want null", sc["page"])
+				}
+			}
+			if unreadable == 0 {
+				t.Fatalf("no collection reported unreadable: %v", sc)
+			}
+			if sc["verification_status"] != "unknown" {
+				t.Errorf("roll-up = %v, want unknown", sc["verification_status"])
+			}
+		})
+	}
+	// The primary read failing is a refusal, never an empty success.
+	env.Faulty.Reset()
+	env.Faulty.Add(storetest.Rule{Method: storetest.MethodQuery, Key: storetest.Prefix("T#demo", ""), Err: store.ErrUnavailable})
+	env.Faulty.Add(storetest.Rule{Method: storetest.MethodGet, Key: storetest.Prefix("T#demo", "MATTER#"), Err: store.ErrUnavailable})
+	for _, c := range []readCall{{"list_matters", map[string]any{}}, {"get_matter", map[string]any{"case_id": seed.Alvarez}}} {
+		res := s.Tool(t, c.tool, c.args)
+		errObj, _ := res["structuredContent"].(map[string]any)["error"].(map[string]any)
+		if res["isError"] != true || errObj["class"] != "UNAVAILABLE" {
+			t.Errorf("%s with its primary read failing = %v, want an UNAVAILABLE refusal", c.tool, res)
+		}
+		text := fmt.Sprint(res["content"])
+		if strings.Contains(text, "T#") || strings.Contains(text, "store:") {
+			t.Errorf("%s refusal leaks internals: %s", c.tool, text)
+		}
+	}
+}
+
+func TestInvariantOtherTenantScreenedAndNonexistentMattersGetIdenticalRefusals(t *testing.T) {
+	env := servertest.New(t, servertest.Options{})
+	attorney := env.Initialize(t, servertest.Attorney, "2025-11-25")
+	paralegal := env.Initialize(t, servertest.Paralegal, "2025-11-25")
+	allowed := env.Initialize(t, servertest.AllowListed, "2025-11-25")
+	other := seed.Alvarez
+	if other == env.AllowedMatter {
+		other = seed.Meridian
+	}
+	for _, c := range validCalls(seed.Harbor) {
+		if _, scoped := c.args["case_id"]; !scoped {
+			continue
+		}
+		t.Run(c.tool, func(t *testing.T) {
+			answers := map[string]string{}
+			for name, probe := range map[string]struct {
+				s      *servertest.Session
+				matter string
+			}{
+				"another tenant's matter": {attorney, seed.Northwind},
+				"a screened matter":       {paralegal, seed.Harbor},
+				"a nonexistent matter":    {attorney, "m_does_not_exist"},
+				"outside the allow-list":  {allowed, other},
+			} {
+				args := map[string]any{}
+				for k, v := range c.args {
+					args[k] = v
+				}
+				args["case_id"] = probe.matter
+				res := probe.s.Tool(t, c.tool, args)
+				delete(res, "_meta")
+				b, _ := json.Marshal(res)
+				answers[name] = string(b)
+			}
+			var first string
+			for name, a := range answers {
+				if !strings.Contains(a, `"NOT_FOUND"`) {
+					t.Errorf("%s: %s, want NOT_FOUND", name, a)
+				}
+				if first == "" {
+					first = a
+				} else if a != first {
+					t.Errorf("refusals differ:\n%s\n%s", first, a)
+				}
+			}
+		})
+	}
+}
+
+func TestInvariantARevokedKeyFailsOnItsNextCall(t *testing.T) {
+	env := servertest.New(t, servertest.Options{})
+	s := env.Initialize(t, servertest.Attorney, "2025-11-25")
+	if res := s.Tool(t, "list_matters", map[string]any{}); res["isError"] == true {
+		t.Fatalf("before revocation: %v", res)
+	}
+	cred := env.Creds[servertest.Attorney]
+	if err := auth.Revoke(context.Background(), env.Store, cred.Tenant, cred.ID); err != nil {
+		t.Fatal(err)
+	}
+	r := s.Post(t, []byte(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"list_matters","arguments":{}}}`))
+	if r.Status != http.StatusUnauthorized {
+		t.Errorf("after revocation: %d %s, want 401", r.Status, r.Body)
+	}
+	// The session belongs to the principal: another key of the same owner
+	// keeps it.
+	s.Key = env.Keys[servertest.Attorney2]
+	if res := s.Tool(t, "list_matters", map[string]any{}); res["isError"] == true {
+		t.Errorf("the owner's other key lost the session: %v", res)
+	}
+}
+
+// walkStrings calls f on every string in a JSON value.
+func walkStrings(v any, f func(string)) {
+	switch x := v.(type) {
+	case string:
+		f(x)
+	case map[string]any:
+		for k, e := range x {
+			f(k)
+			walkStrings(e, f)
+		}
+	case []any:
+		for _, e := range x {
+			walkStrings(e, f)
+		}
+	}
+}
+
+func TestInvariantAnAllowListedKeyNeverSeesOtherMatters(t *testing.T) {
+	env := servertest.New(t, servertest.Options{})
+	s := env.Initialize(t, servertest.AllowListed, "2025-11-25")
+	var others []string
+	for _, m := range seed.DemoMatters {
+		if m != env.AllowedMatter {
+			others = append(others, m)
+		}
+	}
+	for _, c := range validCalls(env.AllowedMatter) {
+		res := s.Tool(t, c.tool, c.args)
+		if res["isError"] == true {
+			t.Errorf("%s on the allowed matter refused: %v", c.tool, res["content"])
+		}
+		walkStrings(res, func(v string) {
+			for _, m := range others {
+				if strings.Contains(v, m) {
+					t.Errorf("%s answer names %s, outside the allow-list", c.tool, m)
+				}
+			}
+		})
+	}
+	ms := servertest.Structured(t, s.Tool(t, "list_matters", map[string]any{}))["results"].([]any)
+	if len(ms) != 1 || ms[0].(map[string]any)["case_id"] != env.AllowedMatter {
+		t.Errorf("list_matters = %v, want only %s", ms, env.AllowedMatter)
+	}
+}
+
+func TestInvariantAClientSafeKeyNeverSeesPrivilegedMaterial(t *testing.T) {
+	env := servertest.New(t, servertest.Options{})
+	s := env.Initialize(t, servertest.ClientSafe, "2025-11-25")
+	fx, err := seed.Demo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hidden []string // ids of privileged and work-product rows
+	var privDocs []struct{ matter, id string }
+	for _, d := range fx.Documents {
+		if d.Privilege != "none" {
+			hidden = append(hidden, d.ID)
+			privDocs = append(privDocs, struct{ matter, id string }{d.Matter, d.ID})
+		}
+	}
+	var privFacts []struct{ matter, id string }
+	for _, f := range fx.Facts {
+		if f.Privilege != "none" {
+			hidden = append(hidden, f.ID)
+			privFacts = append(privFacts, struct{ matter, id string }{f.Matter, f.ID})
+		}
+	}
+	for _, n := range fx.Notes {
+		if n.Privilege != "none" {
+			hidden = append(hidden, n.ID)
+		}
+	}
+	check := func(label string, res map[string]any) {
+		walkStrings(res, func(v string) {
+			if v == "privileged" || v == "work_product" {
+				t.Errorf("%s shows a %s item", label, v)
+			}
+			for _, id := range hidden {
+				if v == id || strings.HasSuffix(v, ":"+id) || strings.Contains(v, ":"+id+"/") {
+					t.Errorf("%s names the withheld %s", label, id)
+				}
+			}
+		})
+	}
+	for _, matter := range seed.DemoMatters {
+		for _, c := range append(validCalls(matter), readCall{"search_documents", map[string]any{"query": "privileged confidential attorney strategy memo", "limit": 100}}) {
+			check(matter+"/"+c.tool, s.Tool(t, c.tool, c.args))
+		}
+	}
+	for _, d := range privDocs {
+		for _, tool := range []string{"get_document", "search_in_document"} {
+			args := map[string]any{"case_id": d.matter, "document_id": d.id}
+			if tool == "search_in_document" {
+				args["query"] = "agreement"
+			}
+			res := s.Tool(t, tool, args)
+			errObj, _ := res["structuredContent"].(map[string]any)["error"].(map[string]any)
+			if errObj["class"] != "CLIENT_SAFE_REFUSED" {
+				t.Errorf("%s of privileged %s = %v, want CLIENT_SAFE_REFUSED", tool, d.id, res)
+			}
+		}
+	}
+	for _, f := range privFacts {
+		res := s.Tool(t, "get_fact_provenance", map[string]any{"case_id": f.matter, "fact_id": f.id})
+		errObj, _ := res["structuredContent"].(map[string]any)["error"].(map[string]any)
+		if errObj["class"] != "CLIENT_SAFE_REFUSED" {
+			t.Errorf("get_fact_provenance of privileged %s = %v, want CLIENT_SAFE_REFUSED", f.id, res)
+		}
+	}
+}
+
+func TestInvariantAuditRowsEqualAuthenticatedCallsAndQueriesAreNeverStored(t *testing.T) {
+	env := fixtureEnv(t, servertest.Options{})
+	const secretQuery = "quokka zebra embezzlement"
+	s := env.Initialize(t, servertest.Attorney, "2025-11-25") // 2 authenticated requests
+	authenticated := 2
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_documents","arguments":{"query":"` + secretQuery + `"}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fixture_echo","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"nope","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"no/such/method"}`,
+		`{"jsonrpc":"2.0","id":6,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
+	} {
+		s.Post(t, []byte(body))
+		authenticated++
+	}
+	// Refused before authentication: no audit row, no write.
+	env.Do(t, http.MethodPost, []byte(`{"jsonrpc":"2.0","id":7,"method":"ping"}`))
+	env.Do(t, http.MethodPost, []byte(`{"jsonrpc":"2.0","id":8,"method":"ping"}`), "Authorization: Bearer ck_0000000000000000000000000000000000000000")
+	env.Do(t, http.MethodPost, []byte(`{"jsonrpc":`), "Authorization: Bearer "+s.Key)
+
+	rows, err := audit.Day(context.Background(), env.Store, seed.DemoTenant, servertest.Epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != authenticated {
+		t.Errorf("%d audit rows for %d authenticated calls", len(rows), authenticated)
+	}
+	var outcomes []string
+	for _, r := range rows {
+		outcomes = append(outcomes, r.Method+"="+r.Outcome)
+		if r.Tool == "search_documents" && (r.QueryLen != len(secretQuery) || r.QuerySHA256 == "") {
+			t.Errorf("search audit row lacks the query digest and length: %+v", r)
+		}
+	}
+	for _, want := range []string{"tools/call=VALIDATION", "tools/call=rpc:-32602", "no/such/method=rpc:-32601", "notifications/cancelled=accepted"} {
+		if !slices.Contains(outcomes, want) {
+			t.Errorf("outcomes %v lack %s", outcomes, want)
+		}
+	}
+	raw, err := os.ReadFile(env.DataPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, word := range strings.Fields(secretQuery) {
+		if bytes.Contains(raw, []byte(word)) {
+			t.Errorf("the data file contains the query word %q", word)
+		}
+	}
+}
+
+// TestInvariantAFailedAuditWriteWithholdsTheAnswer: nothing unaudited
+// leaves the server, and the refusal leaks nothing.
+func TestInvariantAFailedAuditWriteWithholdsTheAnswer(t *testing.T) {
+	env := servertest.New(t, servertest.Options{})
+	s := env.Initialize(t, servertest.Attorney, "2025-11-25")
+	env.Faulty.Add(storetest.Rule{Method: storetest.MethodTransact, Err: errors.New("disk on fire")})
+	r := s.Post(t, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_matters","arguments":{}}}`))
+	if r.Status != http.StatusServiceUnavailable || strings.Contains(string(r.Body), "m_alvarez") || strings.Contains(string(r.Body), "fire") {
+		t.Errorf("with the audit write failing: %d %s, want 503 without the answer or internals", r.Status, r.Body)
+	}
+}
