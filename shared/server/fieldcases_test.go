@@ -416,3 +416,31 @@ func TestFB31_OversizedBodiesAre413JSONAndOrdinaryLargeOnesPass(t *testing.T) {
 		t.Errorf("413 body is not a JSON-RPC error: %.200s", r.Body)
 	}
 }
+
+func TestABadHostOnALoopbackBindIs403(t *testing.T) {
+	env := servertest.New(t, servertest.Options{AllowedHosts: []string{"127.0.0.1:8080"}})
+	req, _ := http.NewRequest(http.MethodPost, env.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+env.Keys[servertest.Attorney])
+	req.Host = "evil.example.test" // a DNS-rebinding page's Host
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || resp.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("bad Host: %d %s, want 403 JSON", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	req.Host = "127.0.0.1:8080"
+	req.Body = http.NoBody
+	req, _ = http.NewRequest(http.MethodOptions, env.URL, nil)
+	req.Host = "127.0.0.1:8080"
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Errorf("allowed Host: %d, want 204", resp.StatusCode)
+	}
+}

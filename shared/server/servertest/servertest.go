@@ -45,6 +45,9 @@ func (c *Clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now
 // Advance moves the clock forward.
 func (c *Clock) Advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
 
+// NewClock returns a clock reading start until it is advanced.
+func NewClock(start time.Time) *Clock { return &Clock{now: start} }
+
 // Roles of the keys an Env mints.
 const (
 	Attorney      = "attorney"     // demo attorney, every read scope
@@ -69,6 +72,10 @@ type Options struct {
 	// Store, when set, is used instead of a fresh file store (it must be
 	// empty; it is seeded).
 	Store store.Store
+	// Clock, when set, is the Env's clock instead of a fresh one at Epoch.
+	// Give it to the engine of Options.Store too, so the engine's expiry
+	// and the server's sessions and rate windows read one time.
+	Clock *Clock
 }
 
 // Env is a running endpoint.
@@ -91,7 +98,10 @@ type Env struct {
 // New starts an Env; it is closed with the test.
 func New(t testing.TB, opts Options) *Env {
 	t.Helper()
-	clock := &Clock{now: Epoch}
+	clock := opts.Clock
+	if clock == nil {
+		clock = NewClock(Epoch)
+	}
 	st, dataPath := opts.Store, ""
 	if st == nil {
 		dataPath = filepath.Join(t.TempDir(), "custody.db")
