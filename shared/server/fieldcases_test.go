@@ -431,8 +431,6 @@ func TestABadHostOnALoopbackBindIs403(t *testing.T) {
 	if resp.StatusCode != http.StatusForbidden || resp.Header.Get("Content-Type") != "application/json" {
 		t.Errorf("bad Host: %d %s, want 403 JSON", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
-	req.Host = "127.0.0.1:8080"
-	req.Body = http.NoBody
 	req, _ = http.NewRequest(http.MethodOptions, env.URL, nil)
 	req.Host = "127.0.0.1:8080"
 	resp, err = http.DefaultClient.Do(req)
