@@ -105,6 +105,7 @@ func (g *Gate) Commit(ctx context.Context, adm *mcp.Admission, c mcp.Commitment)
 	if st == nil {
 		return errors.New("commit: admission was not made by this gate")
 	}
+	withOps := true
 	for attempt := 0; ; attempt++ {
 		var ops []store.Op
 		if c.Count > 0 {
@@ -119,12 +120,26 @@ func (g *Gate) Commit(ctx context.Context, adm *mcp.Admission, c mcp.Commitment)
 		if c.DeleteSession != "" {
 			ops = append(ops, store.DeleteOp(mcp.SessionKey(c.DeleteSession)))
 		}
+		ownOps := len(ops)
+		if withOps {
+			ops = append(ops, c.Ops...)
+		}
 		if len(ops) == 0 {
 			return nil
 		}
 		err := write(ctx, g.store, ops)
 		if err == nil {
+			if !withOps && len(c.Ops) > 0 {
+				return mcp.ErrOpsConflict
+			}
 			return nil
+		}
+		var tx *store.TxCanceledError
+		if errors.As(err, &tx) && tx.Index >= ownOps {
+			// The request's own condition failed: record the count and the
+			// audit rows in one more write, without its ops.
+			withOps = false
+			continue
 		}
 		if c.Count == 0 || !bucketFailed(err) || attempt >= maxBucketRetries {
 			return fmt.Errorf("commit: %w", err)

@@ -16,6 +16,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -32,6 +33,7 @@ import (
 	"github.com/custodymcp/custody/shared/audit"
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/ratelimit"
+	"github.com/custodymcp/custody/shared/store"
 )
 
 // Gate authenticates, meters and audits requests over the store. The
@@ -76,7 +78,15 @@ type Commitment struct {
 	Count         int // requests to count in the rate bucket
 	CreateSession *Session
 	DeleteSession string
+	// Ops are the request's own conditional writes (a parked request's
+	// answer, a session's log level), committed in the same transaction.
+	Ops []store.Op
 }
+
+// ErrOpsConflict is returned by Gate.Commit when a condition of one of
+// Commitment.Ops failed. The rate count and audit rows were still written
+// (in one more write, DECISIONS.md "Pipeline choices"); the ops were not.
+var ErrOpsConflict = errors.New("mcp: a conditional write of the request failed")
 
 // Request is one JSON-RPC request or notification as a method handler sees it.
 type Request struct {
@@ -97,8 +107,16 @@ type Request struct {
 	// for measuring durations (the server's clock may be a test's).
 	Arrived time.Time
 
-	newSession *Session
+	newSession   *Session
+	ops          []store.Op
+	out          *stream
+	srv          *Server
+	progressSent bool
+	lastProgress float64
 }
+
+// AddOp adds a conditional write to the request's one commit.
+func (r *Request) AddOp(op store.Op) { r.ops = append(r.ops, op) }
 
 // MethodHandler serves one method. It returns the result, or an error: a
 // *Error is answered as that JSON-RPC error; any other error is logged and
@@ -141,6 +159,13 @@ type Options struct {
 	// Challenge is the WWW-Authenticate value of a 401; "" means
 	// `Bearer realm="custody"`.
 	Challenge string
+	// Store holds parked server-to-client requests and session changes.
+	Store store.Store
+	// ParkedTTL is a parked request's lifetime; 0 means 10 min.
+	ParkedTTL time.Duration
+	// PollMin and PollMax bound the backoff of a request waiting for the
+	// client's answer; 0 means 100 ms and 2 s (DECISIONS.md constants).
+	PollMin, PollMax time.Duration
 }
 
 // Server is the streamable HTTP endpoint. It is an http.Handler.
@@ -166,9 +191,19 @@ func NewServer(opts Options) *Server {
 	if opts.Challenge == "" {
 		opts.Challenge = `Bearer realm="custody"`
 	}
+	if opts.ParkedTTL == 0 {
+		opts.ParkedTTL = 10 * time.Minute
+	}
+	if opts.PollMin == 0 {
+		opts.PollMin = 100 * time.Millisecond
+	}
+	if opts.PollMax == 0 {
+		opts.PollMax = 2 * time.Second
+	}
 	s := &Server{opts: opts, methods: map[string]Method{}}
 	s.Register("initialize", Method{Handler: s.initialize})
 	s.Register("ping", Method{Handler: func(context.Context, *Request) (any, error) { return struct{}{}, nil }})
+	s.Register("logging/setLevel", Method{Handler: s.setLevel})
 	return s
 }
 
@@ -266,6 +301,7 @@ type exchange struct {
 	count    int
 	create   *Session
 	del      string
+	ops      []store.Op
 }
 
 func newRequestID() string {
@@ -290,21 +326,23 @@ func (s *Server) auditFor(x *exchange, method string) audit.Record {
 	return rec
 }
 
-// finish commits the exchange's one write, then writes the answer. A failed
-// commit replaces the answer: nothing unaudited leaves the server.
-func (s *Server) finish(x *exchange, status int, body []byte, failID ID) {
+// commit performs the exchange's one write.
+func (s *Server) commit(x *exchange) error {
 	for i := range x.audits {
 		x.audits[i].DurationMs = time.Since(x.arrived).Milliseconds()
 	}
-	err := s.opts.Gate.Commit(x.r.Context(), x.adm, Commitment{
-		Audit: x.audits, Count: x.count, CreateSession: x.create, DeleteSession: x.del,
+	// The write outlives a client that went away: what was done is recorded.
+	ctx := context.WithoutCancel(x.r.Context())
+	return s.opts.Gate.Commit(ctx, x.adm, Commitment{
+		Audit: x.audits, Count: x.count, CreateSession: x.create, DeleteSession: x.del, Ops: x.ops,
 	})
-	if err != nil {
-		s.opts.Logger.ErrorContext(x.r.Context(), "commit failed", "requestId", x.reqID, "err", err)
-		x.w.Header().Del(headerSessionID)
-		x.w.Header().Set("Retry-After", "1")
-		writeError(x.w, http.StatusServiceUnavailable, failID, &Error{Code: CodeInternalError,
-			Message: "The request could not be recorded, so it was not completed; retry shortly."})
+}
+
+// finish commits the exchange's one write, then writes the answer. A failed
+// commit replaces the answer: nothing unaudited leaves the server.
+func (s *Server) finish(x *exchange, status int, body []byte, failID ID) {
+	if err := s.commit(x); err != nil {
+		s.commitFailed(x, failID, err)
 		return
 	}
 	s.logOutcome(x, status)
@@ -361,11 +399,14 @@ func (s *Server) unauthorized(w http.ResponseWriter, id ID) {
 }
 
 // httpRefusal answers an authenticated request at the HTTP level (400, 404,
-// 405, 429), auditing it with outcome "http:<status>".
+// 405, 429), auditing it with outcome "http:<status>" and counting it in the
+// rate bucket like any authenticated request ("invalid calls count",
+// DECISIONS.md "Pipeline choices"); only a rate refusal (429) is not counted.
 func (s *Server) httpRefusal(x *exchange, method string, status int, id ID, e *Error) {
 	rec := s.auditFor(x, method)
 	rec.Outcome = "http:" + strconv.Itoa(status)
 	x.audits = append(x.audits, rec)
+	x.count = s.countIfAllowed(x, 1)
 	var body []byte
 	if e != nil {
 		body = encodeResponse(id, nil, e)
@@ -520,28 +561,155 @@ func (s *Server) laneOf(b *Body) ratelimit.Lane {
 func (s *Server) serveOne(x *exchange, m *Message) {
 	switch {
 	case m.IsResponse():
-		// No server-to-client request is ever pending yet, so every response
-		// names an unknown request (DECISIONS.md: 400, id-less, no row touched).
-		s.httpRefusal(x, "response", http.StatusBadRequest, ID{}, &Error{Code: CodeInvalidRequest,
-			Message: "Bad request: no server request with that id is pending."})
+		s.serveAnswer(x, m)
 	case m.IsNotification():
-		x.audits = append(x.audits, s.notificationAudit(x, m))
+		rec := s.notificationAudit(x, m)
+		if m.Method == "notifications/cancelled" {
+			x.ops = append(x.ops, s.cancelOps(x, m)...)
+		}
+		x.audits = append(x.audits, rec)
 		x.count = s.countIfAllowed(x, 1)
-		s.finish(x, http.StatusAccepted, nil, ID{})
+		if err := s.commit(x); errors.Is(err, ErrOpsConflict) {
+			// The question was answered or withdrawn meanwhile: nothing to cancel.
+			x.ops = nil
+		} else if err != nil {
+			s.commitFailed(x, ID{}, err)
+			return
+		}
+		s.logOutcome(x, http.StatusAccepted)
+		x.w.WriteHeader(http.StatusAccepted)
 	default:
 		md, known := s.methods[m.Method]
 		if known && !md.RatesItself && !x.adm.Rate.Allowed {
 			s.rateLimited(x, m)
 			return
 		}
-		result, rpcErr, rec := s.call(x, m)
+		out := newStream(x.w, acceptsSSE(x.r.Header.Values("Accept")), nil)
+		result, rpcErr, rec := s.call(x, m, out)
 		x.audits = append(x.audits, rec)
 		x.count = s.countIfAllowed(x, 1)
 		if x.create != nil {
 			x.w.Header().Set(headerSessionID, x.create.ID)
 		}
-		s.finish(x, http.StatusOK, encodeResponse(m.ID, result, rpcErr), m.ID)
+		if !out.isStarted() {
+			s.finish(x, http.StatusOK, encodeResponse(m.ID, result, rpcErr), m.ID)
+			return
+		}
+		// The stream already carries related messages: the response is its
+		// last event, sent once the request's write is committed.
+		if err := s.commit(x); err != nil {
+			s.opts.Logger.ErrorContext(x.r.Context(), "commit failed", "requestId", x.reqID, "err", err)
+			result, rpcErr = nil, &Error{Code: CodeInternalError,
+				Message: "The request could not be recorded, so it was not completed; retry shortly."}
+		}
+		s.logOutcome(x, http.StatusOK)
+		if rec.Outcome == outcomeCancelled {
+			return // a cancelled request gets no response (MCP basic/utilities/cancellation)
+		}
+		_ = out.send(encodeResponse(m.ID, result, rpcErr))
 	}
+}
+
+// outcomeCancelled is the audit outcome of a request the client cancelled
+// while the server waited for its answer.
+const outcomeCancelled = "cancelled"
+
+// serveAnswer takes the client's response to a parked server-to-client
+// request: 202 when it resolves a pending question this credential was asked
+// in this session; otherwise 400 with an id-less error, and no parked row is
+// touched (DECISIONS.md "Answers on the wire").
+func (s *Server) serveAnswer(x *exchange, m *Message) {
+	refuse := func() {
+		s.httpRefusal(x, "response", http.StatusBadRequest, ID{}, &Error{Code: CodeInvalidRequest,
+			Message: "Bad request: no server request with that id is pending in this session."})
+	}
+	id, ok := m.ID.stringID()
+	if !ok || !validParkedID(id) || s.opts.Store == nil {
+		refuse()
+		return
+	}
+	key := ParkedKey(x.adm.Session.ID, id)
+	it, err := s.opts.Store.Get(x.r.Context(), key)
+	if err != nil || it.String("status") != parkedPending || it.String("credential_id") != x.adm.Credential.ID {
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			s.commitFailed(x, ID{}, err)
+			return
+		}
+		refuse()
+		return
+	}
+	rec := s.auditFor(x, "response")
+	rec.Outcome = audit.OutcomeAccepted
+	x.audits = append(x.audits, rec)
+	x.count = s.countIfAllowed(x, 1)
+	x.ops = append(x.ops, answerOp(key, x.adm.Credential.ID, m))
+	switch err := s.commit(x); {
+	case errors.Is(err, ErrOpsConflict):
+		writeError(x.w, http.StatusBadRequest, ID{}, &Error{Code: CodeInvalidRequest,
+			Message: "Bad request: no server request with that id is pending in this session."})
+	case err != nil:
+		s.commitFailed(x, ID{}, err)
+	default:
+		s.logOutcome(x, http.StatusAccepted)
+		x.w.WriteHeader(http.StatusAccepted)
+	}
+}
+
+// validParkedID reports whether id could name a parked request.
+func validParkedID(id string) bool {
+	return len(id) > 2 && len(id) <= 64 && id[:2] == "s-" && ValidSessionID(id)
+}
+
+// cancelOps withdraws the session's pending questions that were asked for
+// the request the client cancels (MCP basic/utilities/cancellation), so the
+// instance waiting on them stops.
+func (s *Server) cancelOps(x *exchange, m *Message) []store.Op {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if s.opts.Store == nil || json.Unmarshal(m.Params, &p) != nil || len(p.RequestID) == 0 {
+		return nil
+	}
+	origin := string(bytes.TrimSpace(p.RequestID))
+	var ops []store.Op
+	for _, it := range s.pendingParked(x) {
+		if it.String("origin") == origin && it.String("credential_id") == x.adm.Credential.ID {
+			ops = append(ops, store.UpdateOp(it.Key(), store.Update{Set: map[string]any{"status": parkedCancelled}},
+				store.AttrEquals("status", parkedPending)))
+		}
+	}
+	return ops
+}
+
+// pendingParked lists the session's pending questions (at most a handful;
+// capped so the request's transaction stays within 25 operations).
+func (s *Server) pendingParked(x *exchange) []store.Item {
+	if x.adm.Session == nil || s.opts.Store == nil {
+		return nil
+	}
+	page, err := s.opts.Store.Query(x.r.Context(), store.Query{
+		PK: "SESS#" + x.adm.Session.ID, SK: store.SortKeyCondition{Prefix: "REQ#"}, Limit: 20,
+	})
+	if err != nil {
+		return nil // they expire on their own
+	}
+	var out []store.Item
+	for _, it := range page.Items {
+		if it.String("status") == parkedPending {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// commitFailed answers a request whose one write failed: 503, nothing of the
+// work leaves the server.
+func (s *Server) commitFailed(x *exchange, id ID, err error) {
+	s.opts.Logger.ErrorContext(x.r.Context(), "commit failed", "requestId", x.reqID, "err", err)
+	x.w.Header().Del(headerSessionID)
+	x.w.Header().Set("Retry-After", "1")
+	writeError(x.w, http.StatusServiceUnavailable, id, &Error{Code: CodeInternalError,
+		Message: "The request could not be recorded, so it was not completed; retry shortly."})
 }
 
 func (s *Server) countIfAllowed(x *exchange, n int) int {
@@ -567,8 +735,9 @@ func (s *Server) rateLimited(x *exchange, m *Message) {
 		Data:    map[string]any{"retry_after_s": secs, "limit": x.adm.Rate.Limit}})
 }
 
-// call dispatches one request and returns its result or error and its audit row.
-func (s *Server) call(x *exchange, m *Message) (result any, rpcErr *Error, rec audit.Record) {
+// call dispatches one request and returns its result or error and its audit
+// row. out is the request's stream (nil inside a batch).
+func (s *Server) call(x *exchange, m *Message, out *stream) (result any, rpcErr *Error, rec audit.Record) {
 	rec = s.auditFor(x, m.Method)
 	md, ok := s.methods[m.Method]
 	if !ok {
@@ -584,9 +753,14 @@ func (s *Server) call(x *exchange, m *Message) (result any, rpcErr *Error, rec a
 	req := &Request{
 		ID: m.ID, Method: m.Method, Params: m.Params, Revision: x.revision,
 		Credential: x.adm.Credential, Session: x.adm.Session, Rate: x.adm.Rate,
-		Audit: &rec, Started: x.started, Arrived: x.arrived,
+		Audit: &rec, Started: x.started, Arrived: x.arrived, out: out, srv: s,
 	}
 	result, err := s.invoke(x.r.Context(), md.Handler, req)
+	x.ops = append(x.ops, req.ops...)
+	if errors.Is(err, ErrAskCancelled) || errors.Is(err, context.Canceled) {
+		rec.Outcome = outcomeCancelled
+		return nil, &Error{Code: CodeInternalError, Message: "The request was cancelled."}, rec
+	}
 	if req.newSession != nil {
 		x.create = req.newSession
 		rec.SessionID = req.newSession.ID
@@ -655,7 +829,7 @@ func (s *Server) serveBatch(x *exchange, b *Body) {
 			out = append(out, encodeResponse(m.ID, nil, &Error{Code: CodeInvalidRequest,
 				Message: "Invalid request: initialize cannot be part of a batch."}))
 		default:
-			result, rpcErr, rec := s.call(x, m)
+			result, rpcErr, rec := s.call(x, m, nil)
 			x.audits = append(x.audits, rec)
 			out = append(out, encodeResponse(m.ID, result, rpcErr))
 		}
@@ -716,6 +890,12 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request) {
 		x.audits = append(x.audits, rec)
 		x.count = s.countIfAllowed(x, 1)
 		x.del = x.adm.Session.ID
+		// Every unanswered question of the session is rejected, so whoever
+		// waits on one stops at once.
+		for _, it := range s.pendingParked(x) {
+			x.ops = append(x.ops, store.UpdateOp(it.Key(), store.Update{Set: map[string]any{"status": parkedRejected}},
+				store.AttrEquals("status", parkedPending)))
+		}
 		s.finish(x, http.StatusNoContent, nil, ID{})
 	}
 }
@@ -762,6 +942,26 @@ func (s *Server) initialize(_ context.Context, req *Request) (any, error) {
 		ProtocolVersion: rev, Capabilities: s.opts.Capabilities,
 		ServerInfo: info, Instructions: s.opts.Instructions,
 	}, nil
+}
+
+// setLevel stores the session's logging level (MCP server/utilities/logging):
+// notifications/message below it are not sent.
+func (s *Server) setLevel(_ context.Context, req *Request) (any, error) {
+	var p struct {
+		Level string `json:"level"`
+	}
+	if err := DecodeParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	if !ValidLogLevel(p.Level) {
+		return nil, InvalidParams("Invalid params: level must be one of debug, info, notice, warning, error, critical, alert, emergency.")
+	}
+	if req.Session == nil {
+		return nil, InvalidParams("Invalid params: logging/setLevel needs a session.")
+	}
+	req.AddOp(store.UpdateOp(SessionKey(req.Session.ID),
+		store.Update{Set: map[string]any{"log_level": p.Level}}, store.Exists()))
+	return struct{}{}, nil
 }
 
 // DecodeParams decodes request params (absent params decode as {}).

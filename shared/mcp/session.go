@@ -28,6 +28,9 @@ type Session struct {
 	ClientInfo         *Implementation `json:"client_info,omitempty"`
 	CreatedAt          time.Time       `json:"created_at"`
 	ExpiresAt          time.Time       `json:"-"`
+	// LogLevel is the level logging/setLevel stored ("" until set); it is a
+	// separate attribute so setting it is one small update.
+	LogLevel string `json:"-"`
 }
 
 // NewSessionID returns 32 cryptographically random bytes as unpadded
@@ -74,5 +77,6 @@ func DecodeSession(it store.Item) (*Session, error) {
 	}
 	s.ID = it.PK[len("SESS#"):]
 	s.ExpiresAt = time.Unix(it.ExpiresAt, 0).UTC()
+	s.LogLevel = it.String("log_level")
 	return &s, nil
 }

@@ -94,8 +94,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	srv := mcp.NewServer(mcp.Options{
 		Gate:           gate.New(cfg.Store, cfg.Limits),
+		Store:          cfg.Store,
 		ServerInfo:     mcp.Implementation{Name: "custody", Title: "Custody", Version: Version},
-		Capabilities:   mcp.ServerCapabilities{Tools: &mcp.ListChangedCapability{}},
+		Capabilities:   mcp.ServerCapabilities{Tools: &mcp.ListChangedCapability{}, Logging: &struct{}{}},
 		Instructions:   cfg.Instructions,
 		AllowedOrigins: cfg.AllowedOrigins,
 		AllowedHosts:   cfg.AllowedHosts,
