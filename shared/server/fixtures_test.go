@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/custodymcp/custody/shared/auth"
@@ -34,7 +35,39 @@ type ProbeOutput struct {
 	Label  string `json:"label"`
 }
 
+// ElicitInput asks the client a question.
+type ElicitInput struct {
+	Question string `json:"question,omitempty"`
+}
+
+// ElicitOutput reports the client's answer.
+type ElicitOutput struct {
+	Action  string         `json:"action"`
+	Content map[string]any `json:"content,omitempty"`
+}
+
 func registerFixtures(reg *tools.Registry) error {
+	if err := tools.Register(reg, tools.Spec{
+		Name: "fixture_elicit", Title: "Elicit (test fixture)", Scope: auth.ScopeRead,
+		Description: "Asks the client a form question and reports the answer.",
+	}, func(ctx context.Context, c *tools.Call, in ElicitInput) (ElicitOutput, error) {
+		c.Peer.Log("info", "fixture", "asking the client")
+		raw, err := c.Peer.Ask(ctx, "confirm", "elicitation/create", map[string]any{
+			"mode": "form", "message": "Confirm the matter: " + in.Question,
+			"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{
+				"confirmed": map[string]any{"type": "boolean"}}, "required": []string{"confirmed"}},
+		})
+		if err != nil {
+			return ElicitOutput{}, err
+		}
+		var out ElicitOutput
+		if err := json.Unmarshal(raw, &out); err != nil {
+			return ElicitOutput{}, tools.Refuse(tools.ClassValidation, "The client's answer was not an elicitation result.")
+		}
+		return out, nil
+	}); err != nil {
+		return err
+	}
 	if err := tools.Register(reg, tools.Spec{
 		Name: "fixture_echo", Title: "Echo (test fixture)", Description: "Echoes its text argument.",
 		Scope: auth.ScopeRead,

@@ -56,6 +56,9 @@ type Config struct {
 	// RegisterExtra adds tools beyond the read tools (test fixtures run
 	// through the same pipeline this way).
 	RegisterExtra func(*tools.Registry) error
+	// PollMin and PollMax bound the backoff of a request waiting for a
+	// client's answer; 0 means 100 ms and 2 s.
+	PollMin, PollMax time.Duration
 }
 
 // Server is the composed endpoint.
@@ -95,6 +98,8 @@ func New(cfg Config) (*Server, error) {
 	srv := mcp.NewServer(mcp.Options{
 		Gate:           gate.New(cfg.Store, cfg.Limits),
 		Store:          cfg.Store,
+		PollMin:        cfg.PollMin,
+		PollMax:        cfg.PollMax,
 		ServerInfo:     mcp.Implementation{Name: "custody", Title: "Custody", Version: Version},
 		Capabilities:   mcp.ServerCapabilities{Tools: &mcp.ListChangedCapability{}, Logging: &struct{}{}},
 		Instructions:   cfg.Instructions,

@@ -49,4 +49,9 @@ const (
 	msgUnavailable = "The matter record could not be read just now; nothing was changed. Retry shortly."
 	msgInternal    = "The tool failed unexpectedly; nothing was changed."
 	msgKillSwitch  = "This tool is switched off for the firm right now; nothing was done."
+	msgCannotAsk   = "This tool needs to ask the client a question, but this client cannot take one on this request: declare the capability at initialize and accept text/event-stream."
+	msgAskExpired  = "The question this tool asked was not answered in time; nothing was done."
 )
+
+// cancelled marks a call the client withdrew (it gets no answer at all).
+var cancelled = &Refusal{Class: "CANCELLED"}

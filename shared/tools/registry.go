@@ -66,6 +66,9 @@ type Call struct {
 	Now      time.Time
 	Revision mcp.Revision
 	Funnel   access.Funnel
+	// Peer is the client end of the call: log, report progress, ask for
+	// input (elicitation, sampling) in either era.
+	Peer mcp.Peer
 }
 
 // ClientSafe reports whether the credential is of the client-safe class.
@@ -210,6 +213,12 @@ func (r *Registry) refusalFor(ctx context.Context, name string, err error) *Refu
 	switch {
 	case errors.As(err, &ref):
 		return ref
+	case errors.Is(err, mcp.ErrAskCancelled), errors.Is(err, context.Canceled):
+		return cancelled
+	case errors.Is(err, mcp.ErrNoStream), errors.Is(err, mcp.ErrNotDeclared):
+		return Refuse(ClassValidation, msgCannotAsk)
+	case errors.Is(err, mcp.ErrAskExpired):
+		return Refuse(ClassUnavailable, msgAskExpired)
 	case errors.Is(err, access.ErrNoMatter):
 		return Refuse(ClassNotFound, msgNoMatter)
 	case errors.Is(err, store.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
@@ -333,6 +342,9 @@ func (r *Registry) call(ctx context.Context, req *mcp.Request) (any, error) {
 	}
 	req.Audit.Tool = p.Name
 	structured, refusal := r.govern(ctx, req, t, args, doc)
+	if refusal == cancelled {
+		return nil, mcp.ErrAskCancelled // the client withdrew the call: no answer
+	}
 	if refusal != nil {
 		req.Audit.Outcome = refusal.Class
 		return r.refusalResult(req, refusal), nil
@@ -364,7 +376,7 @@ func (r *Registry) govern(ctx context.Context, req *mcp.Request, t *tool, args j
 	c := &Call{
 		Credential: cred,
 		Who:        access.Who{Tenant: cred.Tenant, Principal: cred.Owner, AllowList: cred.AllowList},
-		Now:        req.Started, Revision: req.Revision, Funnel: r.opts.Funnel,
+		Now:        req.Started, Revision: req.Revision, Funnel: r.opts.Funnel, Peer: req,
 	}
 	return t.run(ctx, c, args)
 }

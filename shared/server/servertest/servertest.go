@@ -93,6 +93,8 @@ type Env struct {
 	AllowedMatter string
 	// DataPath is the file engine's file ("" when Options.Store was given).
 	DataPath string
+
+	config server.Config
 }
 
 // New starts an Env; it is closed with the test.
@@ -145,20 +147,31 @@ func New(t testing.TB, opts Options) *Env {
 		}
 		env.Keys[m.role], env.Creds[m.role] = key, cred
 	}
-	srv, err := server.New(server.Config{
+	env.config = server.Config{
 		Store: env.Faulty, CursorKey: bytes.Repeat([]byte{7}, 32), Limits: opts.Limits,
 		AllowedOrigins: opts.AllowedOrigins, AllowedHosts: opts.AllowedHosts,
 		MaxBodyBytes: opts.MaxBodyBytes, ToolPageSize: opts.ToolPageSize, KillSwitch: opts.KillSwitch,
 		Now: clock.Now, RegisterExtra: opts.RegisterExtra,
-	})
+		PollMin: 5 * time.Millisecond, PollMax: 20 * time.Millisecond,
+	}
+	env.Server, env.URL = env.Instance(t)
+	return env
+}
+
+// Instance composes one more server over the same store — another
+// "instance" of the stateless endpoint — and returns it with its /mcp URL.
+func (e *Env) Instance(t testing.TB) (*server.Server, string) {
+	t.Helper()
+	srv, err := server.New(e.config)
 	if err != nil {
 		t.Fatalf("compose server: %v", err)
 	}
-	env.Server = srv
-	env.HTTP = httptest.NewServer(srv.Handler())
-	t.Cleanup(env.HTTP.Close)
-	env.URL = env.HTTP.URL + "/mcp"
-	return env
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	if e.HTTP == nil {
+		e.HTTP = hs
+	}
+	return srv, hs.URL + "/mcp"
 }
 
 // Response is an HTTP answer.
@@ -182,11 +195,17 @@ func (r *Response) JSON(t testing.TB) map[string]any {
 // of nil sends none.
 func (e *Env) Do(t testing.TB, method string, body []byte, headers ...string) *Response {
 	t.Helper()
+	return DoURL(t, e.URL, method, body, headers...)
+}
+
+// DoURL is Do against any endpoint URL (another instance's).
+func DoURL(t testing.TB, url, method string, body []byte, headers ...string) *Response {
+	t.Helper()
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequest(method, e.URL, rd)
+	req, err := http.NewRequest(method, url, rd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,8 +242,14 @@ type Session struct {
 // notifications/initialized.
 func (e *Env) Initialize(t testing.TB, role, rev string) *Session {
 	t.Helper()
+	return e.InitializeWith(t, role, rev, `{}`)
+}
+
+// InitializeWith is Initialize declaring the client capabilities caps (JSON).
+func (e *Env) InitializeWith(t testing.TB, role, rev, caps string) *Session {
+	t.Helper()
 	key := e.Keys[role]
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"servertest","version":"0"}}}`, rev)
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":%s,"clientInfo":{"name":"servertest","version":"0"}}}`, rev, caps)
 	resp := e.Do(t, http.MethodPost, []byte(body), "Authorization: Bearer "+key)
 	if resp.Status != http.StatusOK {
 		t.Fatalf("initialize: %d %s", resp.Status, resp.Body)
@@ -242,8 +267,18 @@ func (e *Env) Initialize(t testing.TB, role, rev string) *Session {
 // Post sends a body in the session with its key and revision header.
 func (s *Session) Post(t testing.TB, body []byte, extra ...string) *Response {
 	t.Helper()
-	h := []string{"Authorization: Bearer " + s.Key, "Mcp-Session-Id: " + s.ID, "MCP-Protocol-Version: " + s.Revision}
-	return s.env.Do(t, http.MethodPost, body, append(h, extra...)...)
+	return s.PostTo(t, s.env.URL, body, extra...)
+}
+
+// Headers are the session's request headers.
+func (s *Session) Headers() []string {
+	return []string{"Authorization: Bearer " + s.Key, "Mcp-Session-Id: " + s.ID, "MCP-Protocol-Version: " + s.Revision}
+}
+
+// PostTo sends a body in the session to another instance's URL.
+func (s *Session) PostTo(t testing.TB, url string, body []byte, extra ...string) *Response {
+	t.Helper()
+	return DoURL(t, url, http.MethodPost, body, append(s.Headers(), extra...)...)
 }
 
 // Call sends a request and returns its decoded JSON-RPC response.
