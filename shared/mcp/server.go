@@ -166,6 +166,12 @@ type Options struct {
 	// PollMin and PollMax bound the backoff of a request waiting for the
 	// client's answer; 0 means 100 ms and 2 s (DECISIONS.md constants).
 	PollMin, PollMax time.Duration
+	// GETStream offers the held GET stream for server-initiated messages.
+	GETStream bool
+	// StreamPoll is how often a GET stream looks for queued messages (0: 1 s);
+	// Heartbeat is its SSE comment interval (0: 15 s); Recheck is how often it
+	// re-resolves the credential (0: 30 s).
+	StreamPoll, Heartbeat, Recheck time.Duration
 }
 
 // Server is the streamable HTTP endpoint. It is an http.Handler.
@@ -199,6 +205,15 @@ func NewServer(opts Options) *Server {
 	}
 	if opts.PollMax == 0 {
 		opts.PollMax = 2 * time.Second
+	}
+	if opts.StreamPoll == 0 {
+		opts.StreamPoll = time.Second
+	}
+	if opts.Heartbeat == 0 {
+		opts.Heartbeat = 15 * time.Second
+	}
+	if opts.Recheck == 0 {
+		opts.Recheck = 30 * time.Second
 	}
 	s := &Server{opts: opts, methods: map[string]Method{}}
 	s.Register("initialize", Method{Handler: s.initialize})
@@ -860,8 +875,12 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 			Message: "Session not found: it expired or was ended; initialize a new one."})
 		return
 	}
-	// No server-initiated stream is offered (MCP basic/transports §Listening
-	// for Messages from the Server: text/event-stream or 405).
+	if s.opts.GETStream && x.adm.Session != nil && acceptsSSE(r.Header.Values("Accept")) {
+		s.serveGETStream(x, streamToken(r))
+		return
+	}
+	// Without a session, an SSE Accept or the stream switched on: 405 (MCP
+	// basic/transports §Listening for Messages from the Server).
 	w.Header().Set("Allow", "POST, DELETE, OPTIONS")
 	s.httpRefusal(x, "GET /mcp", http.StatusMethodNotAllowed, ID{}, &Error{Code: CodeInvalidRequest,
 		Message: "Method not allowed: this server offers no GET stream."})

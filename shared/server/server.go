@@ -59,6 +59,11 @@ type Config struct {
 	// PollMin and PollMax bound the backoff of a request waiting for a
 	// client's answer; 0 means 100 ms and 2 s.
 	PollMin, PollMax time.Duration
+	// GETStream offers the held GET /mcp stream (and with it resource
+	// subscriptions); off by default, since a held stream is a held Lambda.
+	GETStream bool
+	// StreamPoll, Heartbeat and Recheck tune the GET stream (see mcp.Options).
+	StreamPoll, Heartbeat, Recheck time.Duration
 }
 
 // Server is the composed endpoint.
@@ -100,6 +105,10 @@ func New(cfg Config) (*Server, error) {
 		Store:          cfg.Store,
 		PollMin:        cfg.PollMin,
 		PollMax:        cfg.PollMax,
+		GETStream:      cfg.GETStream,
+		StreamPoll:     cfg.StreamPoll,
+		Heartbeat:      cfg.Heartbeat,
+		Recheck:        cfg.Recheck,
 		ServerInfo:     mcp.Implementation{Name: "custody", Title: "Custody", Version: Version},
 		Capabilities:   mcp.ServerCapabilities{Tools: &mcp.ListChangedCapability{}, Logging: &struct{}{}},
 		Instructions:   cfg.Instructions,

@@ -76,6 +76,9 @@ type Options struct {
 	// Give it to the engine of Options.Store too, so the engine's expiry
 	// and the server's sessions and rate windows read one time.
 	Clock *Clock
+	// GETStream offers the GET stream, polling every 10 ms and re-resolving
+	// the credential every 50 ms.
+	GETStream bool
 }
 
 // Env is a running endpoint.
@@ -153,6 +156,8 @@ func New(t testing.TB, opts Options) *Env {
 		MaxBodyBytes: opts.MaxBodyBytes, ToolPageSize: opts.ToolPageSize, KillSwitch: opts.KillSwitch,
 		Now: clock.Now, RegisterExtra: opts.RegisterExtra,
 		PollMin: 5 * time.Millisecond, PollMax: 20 * time.Millisecond,
+		GETStream: opts.GETStream, StreamPoll: 10 * time.Millisecond, Heartbeat: 20 * time.Millisecond,
+		Recheck: 50 * time.Millisecond,
 	}
 	env.Server, env.URL = env.Instance(t)
 	return env

@@ -1,0 +1,123 @@
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/custodymcp/custody/shared/audit"
+	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/store"
+)
+
+// The GET stream (MCP basic/transports §Listening for Messages from the
+// Server) carries a session's server-initiated messages — resource updates,
+// notifications/elicitation/complete — that any instance may produce. They
+// are posted as outbox rows under the session (`SESS#<id>` / `OUT#…`); the
+// instance holding the stream polls them, sends each once and deletes it.
+// The stream opens with a priming event, sends an SSE comment as a
+// heartbeat, and re-resolves the credential every 30 s: a revoked key, a
+// failed resolver or an ended session closes it. Offering it is a
+// configuration switch, since a held stream is a held Lambda.
+
+// OutboxKey is the row of one message waiting for a session's GET stream.
+func OutboxKey(sessionID string, at time.Time) store.Key {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return store.Key{PK: "SESS#" + sessionID, SK: "OUT#" + at.UTC().Format("20060102T150405.000000000") + "#" + hex.EncodeToString(b[:])}
+}
+
+// PostToSession queues a notification for a session's GET stream. It expires
+// with the session, whether or not a stream ever takes it.
+func PostToSession(ctx context.Context, st store.Store, sess *Session, method string, params any, now time.Time) error {
+	msg, err := Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+	if err != nil {
+		return err
+	}
+	k := OutboxKey(sess.ID, now)
+	return st.Put(ctx, store.Item{PK: k.PK, SK: k.SK, Version: 1, ExpiresAt: sess.ExpiresAt.Unix(),
+		Attrs: map[string]any{"message": msg}}, store.NotExists())
+}
+
+// serveGETStream holds the session's stream until the client leaves, the
+// session ends or the credential stops resolving.
+func (s *Server) serveGETStream(x *exchange, token string) {
+	rec := s.auditFor(x, "GET /mcp")
+	rec.Outcome = audit.OutcomeOK
+	x.audits = append(x.audits, rec)
+	x.count = s.countIfAllowed(x, 1)
+	if err := s.commit(x); err != nil {
+		s.commitFailed(x, ID{}, err)
+		return
+	}
+	s.logOutcome(x, http.StatusOK)
+	out := newStream(x.w, true, nil)
+	ctx := x.r.Context()
+	sess := x.adm.Session
+	if err := out.send(nil); err != nil { // the priming event alone
+		return
+	}
+	poll := time.NewTicker(s.opts.StreamPoll)
+	defer poll.Stop()
+	heartbeat := time.NewTicker(s.opts.Heartbeat)
+	defer heartbeat.Stop()
+	recheck := time.NewTicker(s.opts.Recheck)
+	defer recheck.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-heartbeat.C:
+			if out.comment("keep-alive") != nil {
+				return
+			}
+		case <-recheck.C:
+			if !s.stillAuthorized(ctx, token, sess) {
+				return
+			}
+		case <-poll.C:
+			if s.drainOutbox(ctx, out, sess) != nil {
+				return
+			}
+		}
+	}
+}
+
+// stillAuthorized re-resolves the credential and the session.
+func (s *Server) stillAuthorized(ctx context.Context, token string, sess *Session) bool {
+	adm, err := s.opts.Gate.Admit(ctx, AdmitRequest{Token: token, SessionID: sess.ID, Lane: "read", Now: s.opts.Now()})
+	return err == nil && adm.Credential != nil && adm.Session != nil
+}
+
+// drainOutbox sends the session's queued messages in order, deleting each
+// once sent; an unreadable outbox is retried at the next tick.
+func (s *Server) drainOutbox(ctx context.Context, out *stream, sess *Session) error {
+	page, err := s.opts.Store.Query(ctx, store.Query{PK: "SESS#" + sess.ID, SK: store.SortKeyCondition{Prefix: "OUT#"}, Limit: 50})
+	if err != nil {
+		return nil
+	}
+	for _, it := range page.Items {
+		// Deleting first makes delivery at most once when two streams of one
+		// session race for the same row.
+		if err := s.opts.Store.Delete(ctx, it.Key(), store.Exists()); err != nil {
+			if errors.Is(err, store.ErrConflict) {
+				continue
+			}
+			return nil
+		}
+		if err := out.send(it.Bytes("message")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// streamToken is the credential a GET presented (re-resolved while it runs).
+func streamToken(r *http.Request) string {
+	t, _ := auth.Presented(r.Header)
+	return t
+}
+
