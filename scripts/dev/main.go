@@ -1,9 +1,22 @@
 // Command dev is Custody's local all-in-one server (`make run`): /mcp on
-// 127.0.0.1:8080 over the embedded file store in a git-ignored data folder.
-// The first start seeds the demo firm; every start prints the dev key (kept
-// in a 0600 file in the data folder) and a ready-to-paste MCP client
-// configuration. Ctrl-C shuts it down cleanly. While it runs, custodyctl
-// administers keys through its loopback-only admin endpoint.
+// 127.0.0.1:8080 over the embedded file store in a git-ignored data folder,
+// or over a DynamoDB table. The first start seeds the demo firm; every start
+// prints the dev key (kept in a 0600 file in the data folder) and a
+// ready-to-paste MCP client configuration. Ctrl-C shuts it down cleanly.
+//
+// The engine comes from the environment (scripts/internal/engine):
+//
+//	STORE_ENGINE=file|dynamodb (default file), DYNAMODB_TABLE,
+//	DYNAMODB_ENDPOINT (emulators only: static dummy credentials, us-east-1)
+//
+// With the file engine the server is one process (bbolt locks the store)
+// and custodyctl administers it through its loopback-only admin endpoint,
+// whose address it leaves in the data folder. With DynamoDB any number of
+// servers may share one table: given the same data folder they share its
+// secrets (cursor key, admin token, dev key) and behave as one service — a
+// session minted by one is served by another, a key revoked through one
+// fails at once on all (nothing lives in a process's memory). Each still
+// mounts the admin endpoint; custodyctl talks to the table directly.
 package main
 
 import (
@@ -13,6 +26,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -24,13 +38,13 @@ import (
 	"time"
 
 	"github.com/custodymcp/custody/scripts/internal/datadir"
+	"github.com/custodymcp/custody/scripts/internal/engine"
 	"github.com/custodymcp/custody/shared/admin"
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/records/seed"
 	"github.com/custodymcp/custody/shared/server"
 	"github.com/custodymcp/custody/shared/store"
-	"github.com/custodymcp/custody/shared/store/filestore"
 )
 
 type stringList []string
@@ -39,38 +53,46 @@ func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 func main() {
-	if err := run(); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "custody dev:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
-	addr := flag.String("addr", "127.0.0.1:8080", "listen address (loopback)")
-	data := flag.String("data", datadir.Default, "data folder (store, dev key, secrets)")
+// run serves until ctx ends. Configuration comes from args and getenv only.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	flags := flag.NewFlagSet("dev", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	addr := flags.String("addr", "127.0.0.1:8080", "listen address (loopback)")
+	data := flags.String("data", datadir.Default, "data folder (store, dev key, secrets)")
 	origins := stringList{"http://localhost:6274", "http://127.0.0.1:6274"}
-	flag.Var(&origins, "allow-origin", "an Origin browsers may send (repeatable; the MCP Inspector's is allowed by default)")
-	verbose := flag.Bool("v", false, "log every request")
-	flag.Parse()
+	flags.Var(&origins, "allow-origin", "an Origin browsers may send (repeatable; the MCP Inspector's is allowed by default)")
+	verbose := flags.Bool("v", false, "log every request")
+	if err := flags.Parse(args); err != nil {
+		return err
+	}
+	eng, err := engine.FromEnv(getenv)
+	if err != nil {
+		return err
+	}
 
 	level := slog.LevelWarn
 	if *verbose {
 		level = slog.LevelInfo
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
 	dir := datadir.Dir(*data)
 	if err := dir.Ensure(); err != nil {
 		return err
 	}
-	st, err := filestore.Open(dir.StorePath(), filestore.Options{})
+	st, err := eng.Open(ctx, dir)
 	if err != nil {
-		return fmt.Errorf("open the store in %s (is another Custody running on it?): %w", *data, err)
+		return err
 	}
 	defer st.Close()
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 
 	if err := seedDemo(ctx, st); err != nil {
 		return err
@@ -99,6 +121,7 @@ func run() error {
 		AllowedHosts: loopbackHosts(bound), Logger: logger,
 	})
 	if err != nil {
+		ln.Close()
 		return err
 	}
 	mux := http.NewServeMux()
@@ -106,12 +129,18 @@ func run() error {
 	mux.Handle("/", srv.Handler())
 	httpSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 
-	if err := dir.Write(datadir.AdminAddrFile, ln.Addr().String()); err != nil {
-		return err
+	// custodyctl finds a running file-engine server here. A DynamoDB server
+	// leaves no address: custodyctl goes to the table, and several servers
+	// may share the folder.
+	if eng.Engine == engine.File {
+		if err := dir.Write(datadir.AdminAddrFile, ln.Addr().String()); err != nil {
+			ln.Close()
+			return err
+		}
+		defer os.Remove(dir.Path(datadir.AdminAddrFile))
 	}
-	defer os.Remove(dir.Path(datadir.AdminAddrFile))
 
-	printBanner(bound, key)
+	printBanner(stdout, bound, key, eng, dir)
 	errc := make(chan error, 1)
 	go func() { errc <- httpSrv.Serve(ln) }()
 	select {
@@ -119,20 +148,19 @@ func run() error {
 		return err
 	case <-ctx.Done():
 	}
-	fmt.Fprintln(os.Stderr, "\nshutting down…")
+	fmt.Fprintln(stderr, "\nshutting down…")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	return httpSrv.Shutdown(shutdownCtx)
+	if err := httpSrv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
 
-// seedDemo imports the demo firm; the import is idempotent, so later starts
-// change nothing.
+// seedDemo imports the demo firm; the import is keyed by the fixture's
+// bytes, so later starts cost one read and parse nothing.
 func seedDemo(ctx context.Context, st store.Store) error {
-	fx, err := seed.Demo()
-	if err != nil {
-		return fmt.Errorf("load the demo fixture: %w", err)
-	}
-	if _, err := records.Import(ctx, st, fx, time.Now()); err != nil {
+	if _, err := records.ImportJSON(ctx, st, seed.DemoJSON(), time.Now()); err != nil {
 		return fmt.Errorf("seed the demo firm: %w", err)
 	}
 	return nil
@@ -174,7 +202,7 @@ func loopbackHosts(a *net.TCPAddr) []string {
 	return []string{"127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port}
 }
 
-func printBanner(a *net.TCPAddr, key string) {
+func printBanner(w io.Writer, a *net.TCPAddr, key string, eng engine.Config, dir datadir.Dir) {
 	url := fmt.Sprintf("http://%s/mcp", a.String())
 	cfg, _ := json.MarshalIndent(map[string]any{
 		"mcpServers": map[string]any{
@@ -185,14 +213,14 @@ func printBanner(a *net.TCPAddr, key string) {
 			},
 		},
 	}, "", "  ")
-	fmt.Printf(`Custody is serving MCP at %s (the demo firm %q is seeded).
+	fmt.Fprintf(w, `Custody is serving MCP at %s on %s (the demo firm %q is seeded).
 
-Dev key (also in %s/%s):
+Dev key (also in %s):
   %s
 
 MCP client configuration:
 %s
 
 Press Ctrl-C to stop.
-`, url, seed.DemoTenant, datadir.Default, datadir.DevKeyFile, key, cfg)
+`, url, eng, seed.DemoTenant, dir.Path(datadir.DevKeyFile), key, cfg)
 }

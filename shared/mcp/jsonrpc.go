@@ -238,6 +238,18 @@ type response struct {
 // encodeResponse marshals a result or an error for id. An absent id is
 // omitted (an id-less error, as the 2025-11-25 schema allows).
 func encodeResponse(id ID, result any, rpcErr *Error) []byte {
+	if enc, ok := result.(Encoded); ok && rpcErr == nil {
+		b := make([]byte, 0, len(enc)+48)
+		b = append(b, `{"jsonrpc":"2.0",`...)
+		if !id.IsZero() {
+			b = append(b, `"id":`...)
+			b = append(b, id.raw...)
+			b = append(b, ',')
+		}
+		b = append(b, `"result":`...)
+		b = append(b, enc...)
+		return append(b, '}')
+	}
 	r := response{JSONRPC: "2.0", Result: result, Error: rpcErr}
 	if !id.IsZero() {
 		r.ID = &id

@@ -126,45 +126,36 @@ func (rt *readTools) getMatter(ctx context.Context, c *tools.Call, _ GetMatterIn
 	}
 	b.Add(out.Matter.Item)
 
-	deadlines, err := rt.repo.Deadlines(ctx, c.Who.Tenant, m.ID)
+	open, nOpen, err := rt.repo.OpenDeadlines(ctx, c.Who.Tenant, m.ID, 5)
 	if err != nil {
 		out.OpenDeadlinesReadState = attest.StateUnreadable
 		b.Unreadable("open deadlines")
 	} else {
-		var open []records.Deadline
-		for _, d := range deadlines {
-			if d.Status == records.DeadlineOpen {
-				open = append(open, d)
-			}
-		}
-		items := make([]DeadlineItem, 0, min(5, len(open)))
-		for _, d := range open[:min(5, len(open))] {
+		items := make([]DeadlineItem, 0, len(open))
+		for _, d := range open {
 			it := deadlineItem(c, d)
 			b.Row(it.ProvenanceIDs[0], d.UpdatedAt)
 			b.Add(it.Item)
 			items = append(items, it)
 		}
-		n := len(open)
-		out.OpenDeadlines, out.OpenDeadlinesCount = &items, &n
-		out.OpenDeadlinesReadState = attest.ReadStateOf(n, nil)
+		out.OpenDeadlines, out.OpenDeadlinesCount = &items, &nOpen
+		out.OpenDeadlinesReadState = attest.ReadStateOf(nOpen, nil)
 	}
 
-	notes, err := rt.repo.Notes(ctx, c.Who.Tenant, m.ID)
+	notes, nNotes, err := rt.repo.RecentNotes(ctx, c.Who.Tenant, m.ID, 3, c.Sees)
 	if err != nil {
 		out.RecentNotesReadState = attest.StateUnreadable
 		b.Unreadable("recent notes")
 	} else {
-		seen := visible(c, notes, func(n records.Note) records.Privilege { return n.Privilege })
-		items := make([]NoteItem, 0, min(3, len(seen)))
-		for _, n := range seen[:min(3, len(seen))] {
+		items := make([]NoteItem, 0, len(notes))
+		for _, n := range notes {
 			it := noteItem(c, n)
 			b.Row(it.ProvenanceIDs[0], n.UpdatedAt)
 			b.Add(it.Item)
 			items = append(items, it)
 		}
-		n := len(seen)
-		out.RecentNotes, out.RecentNotesCount = &items, &n
-		out.RecentNotesReadState = attest.ReadStateOf(n, nil)
+		out.RecentNotes, out.RecentNotesCount = &items, &nNotes
+		out.RecentNotesReadState = attest.ReadStateOf(nNotes, nil)
 	}
 	out.Envelope = b.Envelope()
 	return out, nil

@@ -95,7 +95,11 @@ func DeadlineItem(tenant string, d Deadline) (store.Item, error) {
 	if err := d.Validate(); err != nil {
 		return store.Item{}, err
 	}
-	return newItem(DeadlineKey(tenant, d.Matter, d.Due, d.ID), d)
+	it, err := newItem(DeadlineKey(tenant, d.Matter, d.Due, d.ID), d)
+	if err == nil {
+		it.Attrs[AttrStatus] = string(d.Status) // filter without decoding
+	}
+	return it, err
 }
 
 // NoteItem returns the item of a note row of tenant.
@@ -104,7 +108,11 @@ func NoteItem(tenant string, n Note) (store.Item, error) {
 	if err := n.Validate(); err != nil {
 		return store.Item{}, err
 	}
-	return newItem(NoteKey(tenant, n.Matter, n.CreatedAt, n.ID), n)
+	it, err := newItem(NoteKey(tenant, n.Matter, n.CreatedAt, n.ID), n)
+	if err == nil {
+		it.Attrs[AttrPrivilege] = string(n.Privilege) // filter without decoding
+	}
+	return it, err
 }
 
 func newItem(k store.Key, payload any) (store.Item, error) {

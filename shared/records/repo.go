@@ -200,6 +200,73 @@ func (r *Repo) Notes(ctx context.Context, tenant, matter string) ([]Note, error)
 	return queryAll[Note](ctx, r.store, MatterPK(tenant, matter), skNote, true)
 }
 
+// OpenDeadlines returns the first limit open deadlines of a matter by due
+// date, and how many are open. Rows are filtered on their status attribute
+// and only the returned ones are decoded.
+func (r *Repo) OpenDeadlines(ctx context.Context, tenant, matter string, limit int) ([]Deadline, int, error) {
+	if !ValidID(tenant) || !ValidID(matter) {
+		return nil, 0, notFound("matter")
+	}
+	return queryFirst[Deadline](ctx, r.store, MatterPK(tenant, matter), skDeadline, false, limit,
+		func(it store.Item) (bool, bool) {
+			st, ok := it.Attrs[AttrStatus].(string)
+			return st == string(DeadlineOpen), ok
+		},
+		func(d Deadline) bool { return d.Status == DeadlineOpen })
+}
+
+// RecentNotes returns the newest limit notes of a matter whose privilege
+// sees accepts, and how many it accepts. Rows are filtered on their
+// privilege attribute and only the returned ones are decoded.
+func (r *Repo) RecentNotes(ctx context.Context, tenant, matter string, limit int, sees func(Privilege) bool) ([]Note, int, error) {
+	if !ValidID(tenant) || !ValidID(matter) {
+		return nil, 0, notFound("matter")
+	}
+	return queryFirst[Note](ctx, r.store, MatterPK(tenant, matter), skNote, true, limit,
+		func(it store.Item) (bool, bool) {
+			p, ok := it.Attrs[AttrPrivilege].(string)
+			return sees(Privilege(p)), ok
+		},
+		func(n Note) bool { return sees(n.Privilege) })
+}
+
+// queryFirst reads every row under prefix, keeps those keep accepts and
+// decodes only the first limit kept ones. keep decides from a row's small
+// attributes (known=false when the row lacks them, as rows written before
+// the attributes existed do: such a row is decoded and judged by keepValue).
+func queryFirst[T any](ctx context.Context, s store.Store, pk, prefix string, desc bool, limit int,
+	keep func(store.Item) (keep, known bool), keepValue func(T) bool) ([]T, int, error) {
+	var out []T
+	total := 0
+	for it, err := range scan(ctx, s, store.Query{PK: pk, SK: store.SortKeyCondition{Prefix: prefix}, Descending: desc}) {
+		if err != nil {
+			return nil, 0, fmt.Errorf("read %s rows of %s: %w", prefix, pk, err)
+		}
+		ok, known := keep(it)
+		var v T
+		decoded := false
+		if !known {
+			if err := decode(it, &v); err != nil {
+				return nil, 0, err
+			}
+			ok, decoded = keepValue(v), true
+		}
+		if !ok {
+			continue
+		}
+		total++
+		if len(out) < limit {
+			if !decoded {
+				if err := decode(it, &v); err != nil {
+					return nil, 0, err
+				}
+			}
+			out = append(out, v)
+		}
+	}
+	return out, total, nil
+}
+
 func (r *Repo) get(ctx context.Context, k store.Key, v any) error {
 	it, err := r.store.Get(ctx, k)
 	if err != nil {

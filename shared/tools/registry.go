@@ -111,8 +111,9 @@ type Options struct {
 
 // Registry holds the tools and serves tools/list and tools/call.
 type Registry struct {
-	opts  Options
-	tools map[string]*tool
+	opts     Options
+	tools    map[string]*tool
+	compiler *validator.Compiler
 }
 
 // NewRegistry returns an empty registry.
@@ -123,7 +124,7 @@ func NewRegistry(opts Options) *Registry {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Registry{opts: opts, tools: map[string]*tool{}}
+	return &Registry{opts: opts, tools: map[string]*tool{}, compiler: newCompiler()}
 }
 
 // Register adds a tool. It fails when the spec is incomplete, the name is
@@ -161,7 +162,7 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) error {
 	if err != nil {
 		return fmt.Errorf("register tool %q: %w", spec.Name, err)
 	}
-	v, err := compile(spec.Name, inJSON)
+	v, err := compile(r.compiler, spec.Name, inJSON)
 	if err != nil {
 		return fmt.Errorf("register tool %q: compile input schema: %w", spec.Name, err)
 	}
@@ -347,10 +348,14 @@ func (r *Registry) call(ctx context.Context, req *mcp.Request) (any, error) {
 	}
 	if refusal != nil {
 		req.Audit.Outcome = refusal.Class
-		return r.refusalResult(req, refusal), nil
+		return r.refusalResult(req, refusal).Encode()
 	}
 	req.Audit.Outcome = "ok"
-	return r.successResult(req, structured)
+	res, err := r.successResult(req, structured)
+	if err != nil {
+		return nil, err
+	}
+	return res.Encode()
 }
 
 // govern runs steps 3 and 5–10 for a known tool the credential may call.

@@ -124,15 +124,22 @@ func applyTag(s *jsonschema.Schema, tag string) error {
 	return nil
 }
 
-// compile compiles a schema document for validation.
-func compile(name string, doc json.RawMessage) (*validator.Schema, error) {
+// newCompiler returns the validator compiler of a registry: draft 2020-12
+// with formats asserted. One compiler serves every tool, so the draft's
+// meta-schema is compiled once.
+func newCompiler() *validator.Compiler {
+	c := validator.NewCompiler()
+	c.DefaultDraft(validator.Draft2020)
+	c.AssertFormat()
+	return c
+}
+
+// compile compiles a tool's input schema document for validation.
+func compile(c *validator.Compiler, name string, doc json.RawMessage) (*validator.Schema, error) {
 	v, err := validator.UnmarshalJSON(bytes.NewReader(doc))
 	if err != nil {
 		return nil, err
 	}
-	c := validator.NewCompiler()
-	c.DefaultDraft(validator.Draft2020)
-	c.AssertFormat()
 	url := "urn:custody:schema:" + name
 	if err := c.AddResource(url, v); err != nil {
 		return nil, err

@@ -79,6 +79,10 @@ const (
 // DemoMatters lists the demo firm's matter ids, sorted.
 var DemoMatters = []string{Alvarez, Harbor, Meridian}
 
+// DemoJSON returns the demo firm's fixture as committed, in the seed format
+// (records.ImportJSON imports it, or skips it after one read when done).
+func DemoJSON() []byte { return demoJSON }
+
 // Demo returns the demo firm's fixture, parsed afresh on every call (the
 // caller may change it) and validated.
 func Demo() (records.Fixture, error) { return load("demo.json", demoJSON) }

@@ -101,7 +101,7 @@ type Store struct {
 // credentials and sessions). It fails with store.ErrUnavailable when another
 // process holds the file for more than a second.
 func Open(path string, opts Options) (*Store, error) {
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
 	if err != nil {
 		return nil, fmt.Errorf("filestore: open %s: %w: %w", path, store.ErrUnavailable, err)
 	}

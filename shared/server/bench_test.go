@@ -1,0 +1,48 @@
+package server_test
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/custodymcp/custody/shared/ratelimit"
+	"github.com/custodymcp/custody/shared/server/servertest"
+)
+
+// BenchmarkGovernedGetMatter measures one governed tools/call of get_matter
+// through the real handler (authentication, rate limit, funnel, attestation
+// and the audit commit on the file engine), without an HTTP client.
+func BenchmarkGovernedGetMatter(b *testing.B) {
+	env := servertest.New(b, servertest.Options{Limits: ratelimit.Limits{ratelimit.LaneRead: 1 << 30}})
+	s := env.Initialize(b, servertest.Attorney, "2025-11-25")
+	h := env.Server.Handler()
+	body := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_matter","arguments":{"case_id":"m_meridian"}}}`)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := processCPU()
+	defer func() { b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op") }()
+	for i := 0; i < b.N; i++ {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for _, kv := range s.Headers() {
+			k, v, _ := bytes.Cut([]byte(kv), []byte(":"))
+			req.Header.Set(string(k), string(bytes.TrimSpace(v)))
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", w.Code, w.Body.Bytes())
+		}
+	}
+}
+
+// processCPU is the process's user+system CPU time so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
