@@ -1,7 +1,9 @@
-// Package admin is the local all-in-one server's key administration
-// endpoint: mint, list and revoke API keys while the server holds the
-// embedded store's file lock (DECISIONS.md "Storage": custodyctl against a
-// running dev server goes through it).
+// Package admin is the local all-in-one server's administration endpoint:
+// mint, list and revoke API keys, create a tenant, import a fixture and
+// change a matter's ethical-wall screens while the server holds the embedded
+// store's file lock (DECISIONS.md "Storage": custodyctl against a running
+// dev server goes through it). The same operations are exported as
+// functions for custodyctl to run directly on a store it can open.
 //
 // It is loopback-only by construction and never mounted in a Lambda
 // handler: every request must carry the admin token (a 0600 file in the data
@@ -63,8 +65,9 @@ func Info(c *auth.Credential) KeyInfo {
 		AllowList: c.AllowList, Class: string(c.Class), Revoked: c.Revoked, Label: c.Label, CreatedAt: c.CreatedAt}
 }
 
-// Handler serves /admin/keys (GET ?tenant=…, POST) and
-// /admin/keys/{id}/revoke (POST ?tenant=…).
+// Handler serves /admin/keys (GET ?tenant=…, POST),
+// /admin/keys/{id}/revoke (POST ?tenant=…), and the record's administration
+// (records.go): /admin/tenants, /admin/import and /admin/screens (POST).
 func Handler(st store.Store, token string, now func() time.Time) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /admin/keys", func(w http.ResponseWriter, r *http.Request) {
@@ -103,6 +106,7 @@ func Handler(st store.Store, token string, now func() time.Time) http.Handler {
 			w.WriteHeader(http.StatusNoContent)
 		}
 	})
+	recordRoutes(mux, st, now)
 	return guard(token, mux)
 }
 

@@ -99,7 +99,9 @@ const maxBucketRetries = 5
 
 // Commit performs the request's one write. Only when another request of the
 // same key opened a new rate window in between does it re-read the bucket and
-// write again (ratelimit package doc).
+// write again (ratelimit package doc) — or when the call ran longer than
+// ratelimit.MaxCall, so the bucket row it was admitted with has expired (a
+// case shared/server/ondynamo pins).
 func (g *Gate) Commit(ctx context.Context, adm *mcp.Admission, c mcp.Commitment) error {
 	st, _ := adm.State.(*admitted)
 	if st == nil {

@@ -20,11 +20,10 @@ func (r *CallToolResult) Encode() (Encoded, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"type":`...)
-		b = AppendQuoted(b, c.Type)
-		b = append(b, `,"text":`...)
-		b = AppendQuoted(b, c.Text)
-		b = append(b, '}')
+		var err error
+		if b, err = c.appendJSON(b); err != nil {
+			return nil, err
+		}
 	}
 	b = append(b, ']')
 	if r.StructuredContent != nil {

@@ -120,4 +120,3 @@ func streamToken(r *http.Request) string {
 	t, _ := auth.Presented(r.Header)
 	return t
 }
-

@@ -93,14 +93,60 @@ type CallToolParams struct {
 	Arguments json.RawMessage `json:"arguments"`
 }
 
-// Content is one content block; Custody emits text blocks.
+// Content is one content block (MCP schema ContentBlock): text, image,
+// audio or an embedded resource. Custody's own tools emit text blocks.
 type Content struct {
 	Type string `json:"type"`
-	Text string `json:"text"`
+	// Text is the text of a "text" block.
+	Text string `json:"text,omitempty"`
+	// Data is the base64 data of an "image" or "audio" block.
+	Data string `json:"data,omitempty"`
+	// MimeType is the media type of an "image" or "audio" block.
+	MimeType string `json:"mimeType,omitempty"`
+	// Resource is the contents of a "resource" block.
+	Resource *ResourceContents `json:"resource,omitempty"`
+}
+
+// MarshalJSON writes the fields the block's type has ("text" always carries
+// its text, even empty).
+func (c Content) MarshalJSON() ([]byte, error) {
+	return c.appendJSON(nil)
+}
+
+func (c Content) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"type":`...)
+	b = AppendQuoted(b, c.Type)
+	switch c.Type {
+	case "text":
+		b = append(b, `,"text":`...)
+		b = AppendQuoted(b, c.Text)
+	case "image", "audio":
+		b = append(b, `,"data":`...)
+		b = AppendQuoted(b, c.Data)
+		b = append(b, `,"mimeType":`...)
+		b = AppendQuoted(b, c.MimeType)
+	case "resource":
+		r, err := Marshal(c.Resource)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, `,"resource":`...)
+		b = append(b, r...)
+	}
+	return append(b, '}'), nil
 }
 
 // TextContent returns a text block.
 func TextContent(s string) Content { return Content{Type: "text", Text: s} }
+
+// ResourceContents is a resource's contents: text or a base64 blob
+// (MCP schema TextResourceContents / BlobResourceContents).
+type ResourceContents struct {
+	URI      string `json:"uri"`
+	MimeType string `json:"mimeType,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Blob     string `json:"blob,omitempty"`
+}
 
 // CallToolResult answers tools/call.
 type CallToolResult struct {

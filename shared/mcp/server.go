@@ -494,11 +494,13 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 				Message: "Session not found: it expired or was ended; initialize a new one."})
 			return
 		}
+		// The request's revision is its header's (any served legacy revision:
+		// the spec refuses only unsupported values, and clients such as the
+		// conformance suite's announce 2025-03-26 on 2025-11-25 sessions),
+		// else the session's negotiated one (PROTOCOL.md "body first").
 		x.revision = x.adm.Session.Revision
-		if hdrPresent && hdrRev != x.revision {
-			s.httpRefusal(x, method, http.StatusBadRequest, first.ID, &Error{Code: CodeInvalidRequest,
-				Message: "Bad request: MCP-Protocol-Version differs from the session's negotiated revision " + string(x.revision) + "."})
-			return
+		if hdrPresent {
+			x.revision = hdrRev
 		}
 	}
 	if b.Batch {

@@ -20,14 +20,14 @@ var ErrNoStream = errors.New("mcp: the client holds no stream for this request")
 // has an event id before anything else. Writes are serialized and flushed
 // at once (X-Accel-Buffering: no keeps proxies from buffering them).
 type stream struct {
-	mu       sync.Mutex
-	w        http.ResponseWriter
-	allowed  bool   // the client accepted text/event-stream
-	id       string // this stream's id: event ids are "<id>-<seq>"
-	seq      int
-	started  bool
-	failed   error
-	onStart  func(h http.Header)
+	mu      sync.Mutex
+	w       http.ResponseWriter
+	allowed bool   // the client accepted text/event-stream
+	id      string // this stream's id: event ids are "<id>-<seq>"
+	seq     int
+	started bool
+	failed  error
+	onStart func(h http.Header)
 }
 
 func newStream(w http.ResponseWriter, allowed bool, onStart func(http.Header)) *stream {

@@ -42,6 +42,15 @@ const Window = time.Minute
 
 const windowSeconds = int64(Window / time.Second)
 
+// MaxCall is the longest a request can run between its admission and its
+// one write: the Lambda timeout of a streaming /mcp (DECISIONS.md "Time and
+// size constants"). A bucket row outlives its two windows by this much, so a
+// call admitted against a live row still finds it live when it commits: an
+// update of an expired row would cost DynamoDB one more write (dynamostore
+// package doc) and the gate a re-read. The extra lifetime changes no
+// decision: Bucket.view judges a row by its window, never by its expiry.
+const MaxCall = 15 * time.Minute
+
 // Limits are requests per minute per lane; a lane without an entry is
 // unlimited.
 type Limits map[Lane]int
@@ -162,8 +171,9 @@ func Consume(b Bucket, now time.Time, n int64) store.Op {
 	}
 	return store.PutOp(store.Item{
 		PK: b.Key.PK, SK: b.Key.SK, Version: b.Version + 1,
-		// Kept two windows so the next minute still sees this one as prev.
-		ExpiresAt: w + 2*windowSeconds,
+		// Kept two windows so the next minute still sees this one as prev,
+		// and MaxCall more so a slow call still commits with one write.
+		ExpiresAt: w + 2*windowSeconds + int64(MaxCall/time.Second),
 		Attrs:     map[string]any{"window": w, "count": count + n, "prev": prev},
 	}, guard)
 }

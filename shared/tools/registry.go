@@ -27,6 +27,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/custodymcp/custody/shared/access"
@@ -146,21 +147,25 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) error {
 	if in.Type != "object" {
 		return fmt.Errorf("register tool %q: the input type must be a struct", spec.Name)
 	}
-	out, err := inferSchema(reflect.TypeFor[Out]())
-	if err != nil {
-		return fmt.Errorf("register tool %q: output schema: %w", spec.Name, err)
+	if in.Properties == nil {
+		in.Properties = map[string]*jsonschema.Schema{} // {"properties":{}}, as clients expect
 	}
 	inJSON, err := json.Marshal(in)
 	if err != nil {
 		return fmt.Errorf("register tool %q: %w", spec.Name, err)
 	}
-	strict, err := json.Marshal(out)
-	if err != nil {
-		return fmt.Errorf("register tool %q: %w", spec.Name, err)
-	}
-	outJSON, err := json.Marshal(outputSchema(out))
-	if err != nil {
-		return fmt.Errorf("register tool %q: %w", spec.Name, err)
+	var strict, outJSON json.RawMessage
+	if reflect.TypeFor[Out]() != reflect.TypeFor[Raw]() {
+		out, err := inferSchema(reflect.TypeFor[Out]())
+		if err != nil {
+			return fmt.Errorf("register tool %q: output schema: %w", spec.Name, err)
+		}
+		if strict, err = json.Marshal(out); err != nil {
+			return fmt.Errorf("register tool %q: %w", spec.Name, err)
+		}
+		if outJSON, err = json.Marshal(outputSchema(out)); err != nil {
+			return fmt.Errorf("register tool %q: %w", spec.Name, err)
+		}
 	}
 	v, err := compile(r.compiler, spec.Name, inJSON)
 	if err != nil {
@@ -399,9 +404,21 @@ func elapsedMs(arrived time.Time) float64 {
 	return math.Round(float64(time.Since(arrived).Microseconds())) / 1000
 }
 
+// Raw is the output of a tool that answers with content blocks of its own
+// (the conformance fixtures: images, audio, embedded resources) instead of
+// a structured envelope; such a tool declares no outputSchema.
+type Raw struct {
+	Content []mcp.Content
+	IsError bool
+}
+
 // successResult shapes a success for the session's revision: the envelope
 // as structuredContent (2025-06-18 and later) and always as JSON text.
 func (r *Registry) successResult(req *mcp.Request, structured any) (*mcp.CallToolResult, error) {
+	if raw, ok := structured.(Raw); ok {
+		return &mcp.CallToolResult{Content: raw.Content, IsError: raw.IsError,
+			Meta: map[string]any{"ms": elapsedMs(req.Arrived)}}, nil
+	}
 	raw, err := mcp.Marshal(structured)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s result: %w", req.Audit.Tool, err)

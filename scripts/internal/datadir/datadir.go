@@ -49,6 +49,19 @@ func (d Dir) Read(name string) (string, error) {
 
 // Write writes a file with mode 0600, replacing it atomically.
 func (d Dir) Write(name, content string) error {
+	return d.place(name, content, func(tmp, final string) error { return os.Rename(tmp, final) })
+}
+
+// Create writes a file with mode 0600 only if none exists: the one of two
+// processes racing to create it that comes second gets an error satisfying
+// errors.Is(err, fs.ErrExist) and leaves the first one's content alone.
+func (d Dir) Create(name, content string) error {
+	return d.place(name, content, func(tmp, final string) error { return os.Link(tmp, final) })
+}
+
+// place writes content to a temporary 0600 file in the folder, synced, and
+// moves it to name with put.
+func (d Dir) place(name, content string, put func(tmp, final string) error) error {
 	tmp, err := os.CreateTemp(string(d), "."+name+".*")
 	if err != nil {
 		return err
@@ -69,26 +82,46 @@ func (d Dir) Write(name, content string) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), d.Path(name))
+	return put(tmp.Name(), d.Path(name))
 }
 
 // Secret returns the folder's hex secret of n random bytes under name,
-// creating it (0600) on first use.
+// creating it (0600) on first use. Processes sharing the folder share the
+// secret: when two create it at once, both end up with the first one's
+// (Create), which is what lets two dev servers on one DynamoDB table open
+// each other's cursors. A file that is not n bytes of hex is replaced.
 func (d Dir) Secret(name string, n int) (string, error) {
-	s, err := d.Read(name)
-	if err == nil && len(s) == 2*n {
-		return s, nil
+	for {
+		s, err := d.Read(name)
+		if err == nil && validHex(s, n) {
+			return s, nil
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		b := make([]byte, n)
+		if _, err := rand.Read(b); err != nil {
+			return "", err
+		}
+		s = hex.EncodeToString(b)
+		if err == nil {
+			// Present but malformed: replace it.
+			if err := d.Write(name, s); err != nil {
+				return "", fmt.Errorf("write %s: %w", name, err)
+			}
+			return s, nil
+		}
+		switch err := d.Create(name, s); {
+		case err == nil:
+			return s, nil
+		case !errors.Is(err, fs.ErrExist):
+			return "", fmt.Errorf("write %s: %w", name, err)
+		}
+		// Another process created it first: read theirs.
 	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", err
-	}
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	s = hex.EncodeToString(b)
-	if err := d.Write(name, s); err != nil {
-		return "", fmt.Errorf("write %s: %w", name, err)
-	}
-	return s, nil
+}
+
+func validHex(s string, n int) bool {
+	b, err := hex.DecodeString(s)
+	return err == nil && len(b) == n
 }

@@ -149,6 +149,9 @@ type dynEnv struct {
 	*servertest.Env
 	ops    *ops
 	faults *faults
+	// client is the counted DynamoDB client and table the table, for a
+	// second engine value (another instance) on the same data.
+	client *dynamodb.Client
 	table  string
 }
 
@@ -169,5 +172,30 @@ func newDynEnv(t *testing.T, opts servertest.Options) *dynEnv {
 	opts.Store = dynamostore.New(client, table, dynamostore.Options{Now: opts.Clock.Now})
 	env := servertest.New(t, opts)
 	counter.take()
-	return &dynEnv{Env: env, ops: counter, faults: f, table: table}
+	return &dynEnv{Env: env, ops: counter, faults: f, client: client, table: table}
+}
+
+// post sends one JSON-RPC body to the /mcp endpoint at url with a key and a
+// 2025-11-25 session id.
+func post(t *testing.T, url, key, sid, body string) *servertest.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("MCP-Protocol-Version", rev)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &servertest.Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
 }

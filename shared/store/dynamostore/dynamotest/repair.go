@@ -44,6 +44,10 @@ import (
 //   - A Query whose ExclusiveStartKey names an item that no longer exists
 //     returns nothing (minidyn looks for that exact item to start after).
 //     The layer puts a placeholder at that key for the duration of the query.
+//   - A Query with a Limit and a FilterExpression counts every item of the
+//     table it walks toward the Limit, not only those the key condition
+//     matches, so a small Limit pages through the whole table. The layer
+//     applies the Limit to the key condition's items itself (limit.go).
 //   - An empty binary attribute is stored without its type: it comes back
 //     as {}, and any condition, filter or update over its item fails. The
 //     layer swaps it for a marker value on the way in and back on the way
@@ -614,7 +618,7 @@ func (h *repairs) query(body []byte) response {
 		ExclusiveStartKey attrs
 	}
 	if json.Unmarshal(body, &req) != nil || len(req.ExclusiveStartKey) == 0 {
-		return h.send("Query", body)
+		return h.sendQuery(body)
 	}
 	s, err := h.schemaOf(req.TableName)
 	if err != nil {
@@ -626,16 +630,25 @@ func (h *repairs) query(body []byte) response {
 		return answer(err)
 	}
 	if old != nil {
-		return h.send("Query", body)
+		return h.sendQuery(body)
 	}
 	if err := h.put(req.TableName, req.ExclusiveStartKey); err != nil {
 		return answer(err)
 	}
-	resp := h.send("Query", body)
+	resp := h.sendQuery(body)
 	if err := h.del(req.TableName, key); err != nil {
 		return internalError(err)
 	}
 	return resp
+}
+
+// sendQuery passes a Query to the emulator, through limitedQuery when it
+// has a Limit and a FilterExpression.
+func (h *repairs) sendQuery(body []byte) response {
+	if resp, ok := h.limitedQuery(body); ok {
+		return resp
+	}
+	return h.send("Query", body)
 }
 
 // minidyn stores an empty binary without its type: it answers {} for it and

@@ -1,0 +1,278 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// The environment of the function. template.yaml sets every one of them
+// (a test derives this list from the getenv calls below and holds the
+// template to it); `sam local invoke --env-vars` can only override variables
+// the template declares, which is why the emulator-only ones are declared
+// there too, empty.
+//
+//	DYNAMODB_TABLE          required. The DynamoDB table (dynamostore.CreateTableInput's shape);
+//	                        the name scripts/internal/engine uses too.
+//	RESPONSE_STREAMING      required, "true" or "false". Whether the API Gateway integration
+//	                        streams (transfer mode STREAM, the response-streaming-invocations
+//	                        URI) or buffers; it must say what the template configured, since
+//	                        the two integrations send the same event and want different answers.
+//	PUBLIC_BASE_URL         required. The https origin (optionally with a path) clients reach the
+//	                        API at, e.g. the custom domain; the canonical resource URL of /mcp is
+//	                        derived from it (MCP authorization §Canonical Server URI; RFC 8707).
+//	CURSOR_KEY_SECRET_ARN   the ARN of the Secrets Manager secret whose SecretString is the cursor
+//	                        sealing key, hex-encoded, at least 32 bytes. Required unless
+//	                        LOCAL_CURSOR_KEY_HEX is set.
+//	LOCAL_CURSOR_KEY_HEX    emulator runs only: the cursor sealing key itself, hex, at least 32
+//	                        bytes. Refused unless DYNAMODB_ENDPOINT is set, and refused together
+//	                        with CURSOR_KEY_SECRET_ARN.
+//	DYNAMODB_ENDPOINT       emulator runs only: an http(s) base URL replacing DynamoDB's regional
+//	                        endpoint (e.g. the minidyn emulator). Empty on AWS.
+//	ALLOWED_ORIGINS         optional. Comma-separated exact Origin values browsers may send; any
+//	                        other Origin is refused with 403. Empty: none.
+//	MAX_BODY_BYTES          optional. The POST body limit in bytes, 1024 to 1048576; default
+//	                        1048576 (1 MiB on AWS, DECISIONS.md "Time and size constants": a
+//	                        JSON-escaped body grows inside the proxy event, and Lambda refuses
+//	                        invoke payloads over 6 MB).
+//	LOG_LEVEL               optional. DEBUG, INFO, WARN or ERROR; default INFO. The template
+//	                        sets it from the same parameter as LoggingConfig.ApplicationLogLevel.
+
+// Config is the function's configuration, read once at cold start.
+type Config struct {
+	TableName string
+	// DynamoDBEndpoint is "" on AWS.
+	DynamoDBEndpoint string
+	// Streaming selects lambdaio.Adapter.Stream (true) or Buffer.
+	Streaming bool
+	// PublicBaseURL is the validated base URL without a trailing slash.
+	PublicBaseURL string
+	// ResourceURL is the canonical URL of the MCP endpoint: PublicBaseURL + "/mcp".
+	ResourceURL string
+	// CursorKeySecretARN names the secret holding the cursor key ("" when
+	// LocalCursorKey is set).
+	CursorKeySecretARN string
+	// LocalCursorKey is the cursor key of an emulator run (nil on AWS).
+	LocalCursorKey []byte
+	AllowedOrigins []string
+	MaxBodyBytes   int64
+	LogLevel       slog.Level
+}
+
+// Limits of MAX_BODY_BYTES.
+const (
+	defaultMaxBodyBytes = 1 << 20
+	minBodyBytes        = 1 << 10
+)
+
+// minKeyBytes is the shortest cursor sealing key accepted (mcp.NewCursorSealer's floor).
+const minKeyBytes = 32
+
+// VarError is one environment variable that is missing or invalid.
+type VarError struct {
+	Name    string
+	Problem string
+}
+
+func (e *VarError) Error() string { return e.Name + " " + e.Problem }
+
+// ConfigError lists every variable that is missing or invalid, in the order
+// they were checked. Its Error names them all on one line.
+type ConfigError struct{ Vars []*VarError }
+
+func (e *ConfigError) Error() string {
+	parts := make([]string, len(e.Vars))
+	for i, v := range e.Vars {
+		parts[i] = v.Error()
+	}
+	return "invalid configuration: " + strings.Join(parts, "; ")
+}
+
+// Names returns the names of the offending variables.
+func (e *ConfigError) Names() []string {
+	names := make([]string, len(e.Vars))
+	for i, v := range e.Vars {
+		names[i] = v.Name
+	}
+	return names
+}
+
+// tableName is DynamoDB's rule for table names.
+var tableName = regexp.MustCompile(`^[a-zA-Z0-9_.-]{3,255}$`)
+
+// LoadConfig reads the configuration through getenv (os.Getenv in main, a
+// map in tests). Every problem is collected; a non-nil error is a
+// *ConfigError naming each offending variable.
+func LoadConfig(getenv func(string) string) (Config, error) {
+	var c Config
+	var errs []*VarError
+	bad := func(name, format string, args ...any) {
+		errs = append(errs, &VarError{Name: name, Problem: fmt.Sprintf(format, args...)})
+	}
+
+	switch c.TableName = getenv("DYNAMODB_TABLE"); {
+	case c.TableName == "":
+		bad("DYNAMODB_TABLE", "is required")
+	case !tableName.MatchString(c.TableName):
+		bad("DYNAMODB_TABLE", "is not a DynamoDB table name (3-255 of a-z A-Z 0-9 _ . -)")
+	}
+
+	c.DynamoDBEndpoint = getenv("DYNAMODB_ENDPOINT")
+	if c.DynamoDBEndpoint != "" {
+		if u, err := url.Parse(c.DynamoDBEndpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("DYNAMODB_ENDPOINT", "is not an http(s) URL")
+		}
+	}
+	emulated := c.DynamoDBEndpoint != ""
+
+	switch s := getenv("RESPONSE_STREAMING"); s {
+	case "true":
+		c.Streaming = true
+	case "false":
+	case "":
+		bad("RESPONSE_STREAMING", "is required (true when the API Gateway integration streams, false when it buffers)")
+	default:
+		bad("RESPONSE_STREAMING", "must be true or false")
+	}
+
+	if base, err := publicBaseURL(getenv("PUBLIC_BASE_URL"), emulated); err != nil {
+		bad("PUBLIC_BASE_URL", "%s", err)
+	} else {
+		c.PublicBaseURL, c.ResourceURL = base, base+"/mcp"
+	}
+
+	arn, local := getenv("CURSOR_KEY_SECRET_ARN"), getenv("LOCAL_CURSOR_KEY_HEX")
+	switch {
+	case arn != "" && local != "":
+		bad("LOCAL_CURSOR_KEY_HEX", "is refused together with CURSOR_KEY_SECRET_ARN: set one")
+	case arn != "":
+		if !isSecretARN(arn) {
+			bad("CURSOR_KEY_SECRET_ARN", "is not a Secrets Manager secret ARN (arn:<partition>:secretsmanager:<region>:<account>:secret:<name>)")
+		}
+		c.CursorKeySecretARN = arn
+	case local != "":
+		if !emulated {
+			bad("LOCAL_CURSOR_KEY_HEX", "is refused unless DYNAMODB_ENDPOINT is set (emulator runs only)")
+		} else if key, err := DecodeKey(local); err != nil {
+			bad("LOCAL_CURSOR_KEY_HEX", "%s", err)
+		} else {
+			c.LocalCursorKey = key
+		}
+	default:
+		bad("CURSOR_KEY_SECRET_ARN", "is required")
+	}
+
+	c.AllowedOrigins = nil
+	for _, o := range strings.Split(getenv("ALLOWED_ORIGINS"), ",") {
+		if o = strings.TrimSpace(o); o == "" {
+			continue
+		}
+		if u, err := url.Parse(o); err != nil || u.Scheme == "" || u.Host == "" || u.Path != "" || u.RawQuery != "" {
+			bad("ALLOWED_ORIGINS", "has an entry that is not an origin (scheme://host[:port])")
+			break
+		}
+		c.AllowedOrigins = append(c.AllowedOrigins, o)
+	}
+
+	c.MaxBodyBytes = defaultMaxBodyBytes
+	if s := getenv("MAX_BODY_BYTES"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < minBodyBytes || n > defaultMaxBodyBytes {
+			bad("MAX_BODY_BYTES", "must be an integer from %d to %d", minBodyBytes, defaultMaxBodyBytes)
+		} else {
+			c.MaxBodyBytes = n
+		}
+	}
+
+	switch s := strings.ToUpper(getenv("LOG_LEVEL")); s {
+	case "", "INFO":
+		c.LogLevel = slog.LevelInfo
+	case "DEBUG":
+		c.LogLevel = slog.LevelDebug
+	case "WARN":
+		c.LogLevel = slog.LevelWarn
+	case "ERROR":
+		c.LogLevel = slog.LevelError
+	default:
+		bad("LOG_LEVEL", "must be DEBUG, INFO, WARN or ERROR")
+	}
+
+	if len(errs) > 0 {
+		return Config{}, &ConfigError{Vars: errs}
+	}
+	return c, nil
+}
+
+// ServerLogLevel is the level of the MCP transport's own logger. Its
+// per-request INFO line would be a second line per invocation beside the
+// adapter's outcome line, so it is shown only at DEBUG; its warnings and
+// errors always are.
+func (c Config) ServerLogLevel() slog.Level {
+	if c.LogLevel <= slog.LevelDebug {
+		return c.LogLevel
+	}
+	return max(c.LogLevel, slog.LevelWarn)
+}
+
+// publicBaseURL validates PUBLIC_BASE_URL: an absolute https URL (http only
+// in emulator runs) without query, fragment or user info. It returns it
+// without a trailing slash.
+func publicBaseURL(s string, emulated bool) (string, error) {
+	if s == "" {
+		return "", fmt.Errorf("is required")
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		return "", fmt.Errorf("must be an absolute URL without query, fragment or user info")
+	}
+	if u.Scheme != "https" && !(emulated && u.Scheme == "http") {
+		return "", fmt.Errorf("must be https (http only with DYNAMODB_ENDPOINT, in emulator runs)")
+	}
+	return strings.TrimSuffix(u.String(), "/"), nil
+}
+
+// isSecretARN reports whether s has the shape of a Secrets Manager secret
+// ARN (IAM User Guide, "Resource types defined by AWS Secrets Manager").
+func isSecretARN(s string) bool {
+	parts := strings.SplitN(s, ":", 7)
+	return len(parts) == 7 && parts[0] == "arn" && parts[1] != "" && parts[2] == "secretsmanager" &&
+		parts[3] != "" && parts[4] != "" && parts[5] == "secret" && parts[6] != ""
+}
+
+// DecodeKey decodes a hex-encoded sealing key of at least 32 bytes; the
+// secret's SecretString and LOCAL_CURSOR_KEY_HEX have that form. Surrounding
+// white space is ignored. Its error never quotes the key.
+func DecodeKey(s string) ([]byte, error) {
+	key, err := hex.DecodeString(strings.TrimSpace(s))
+	if err != nil {
+		return nil, fmt.Errorf("is not hex")
+	}
+	if len(key) < minKeyBytes {
+		return nil, fmt.Errorf("holds %d bytes, fewer than %d", len(key), minKeyBytes)
+	}
+	return key, nil
+}
+
+// CursorKey returns the cursor sealing key: LocalCursorKey in an emulator
+// run, else the SecretString of CursorKeySecretARN fetched with fetch
+// (lambdaio.SecretString in main) and decoded with DecodeKey. Its error is a
+// *VarError naming the variable the key came from.
+func (c Config) CursorKey(ctx context.Context, fetch func(ctx context.Context, arn string) (string, error)) ([]byte, error) {
+	if c.LocalCursorKey != nil {
+		return c.LocalCursorKey, nil
+	}
+	s, err := fetch(ctx, c.CursorKeySecretARN)
+	if err != nil {
+		return nil, &VarError{Name: "CURSOR_KEY_SECRET_ARN", Problem: "names a secret that could not be read: " + err.Error()}
+	}
+	key, err := DecodeKey(s)
+	if err != nil {
+		return nil, &VarError{Name: "CURSOR_KEY_SECRET_ARN", Problem: "names a secret whose value " + err.Error()}
+	}
+	return key, nil
+}

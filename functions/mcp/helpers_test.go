@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/records"
+	"github.com/custodymcp/custody/shared/records/seed"
+	"github.com/custodymcp/custody/shared/store"
+	"github.com/custodymcp/custody/shared/store/dynamostore"
+	"github.com/custodymcp/custody/shared/store/dynamostore/dynamotest"
+)
+
+// testCursorKeyHex is the fixed cursor key of emulator runs in tests.
+var testCursorKeyHex = strings.Repeat("c0ffee42", 8)
+
+// emulator is a DynamoDB emulator on loopback with Custody's table, the
+// demo firm seeded and one key of the demo attorney minted.
+type emulator struct {
+	URL   string
+	Table string
+	Store store.Store
+	Key   string
+}
+
+// startEmulator starts minidyn (in process, on a loopback listener that
+// other processes can reach too), creates the table, seeds the demo firm and
+// mints a key with every read scope.
+func startEmulator(t *testing.T) *emulator {
+	t.Helper()
+	srv := dynamotest.NewServer(t)
+	client := srv.Client()
+	table := dynamotest.CreateTable(t, client)
+	st := dynamostore.New(client, table, dynamostore.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	fx, err := seed.Demo()
+	if err != nil {
+		t.Fatalf("load the demo fixture: %v", err)
+	}
+	if _, err := records.Import(ctx, st, fx, time.Now()); err != nil {
+		t.Fatalf("seed the demo firm: %v", err)
+	}
+	key, _, err := auth.Mint(ctx, st, auth.MintRequest{
+		Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Label: "functions/mcp test",
+		Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeDocsRead, auth.ScopeTasksRead, auth.ScopeAnalysisRead},
+	}, time.Now())
+	if err != nil {
+		t.Fatalf("mint a key: %v", err)
+	}
+	return &emulator{URL: srv.URL, Table: table, Store: st, Key: key}
+}
+
+// env is the function's environment for an emulator run.
+func (e *emulator) env(streaming bool) map[string]string {
+	return map[string]string{
+		"DYNAMODB_TABLE":        e.Table,
+		"DYNAMODB_ENDPOINT":     e.URL,
+		"LOCAL_CURSOR_KEY_HEX":  testCursorKeyHex,
+		"CURSOR_KEY_SECRET_ARN": "",
+		"RESPONSE_STREAMING":    map[bool]string{true: "true", false: "false"}[streaming],
+		"PUBLIC_BASE_URL":       "http://127.0.0.1",
+		"ALLOWED_ORIGINS":       "",
+		"MAX_BODY_BYTES":        "",
+		"LOG_LEVEL":             "INFO",
+	}
+}
+
+// testAWSConfig is an AWS configuration with static dummy credentials: what
+// LoadDefaultConfig yields from the environment in an emulator run.
+func testAWSConfig() aws.Config {
+	return aws.Config{Region: dynamotest.Region,
+		Credentials: credentials.NewStaticCredentialsProvider("emulator", "emulator", "")}
+}
+
+// sampleDir holds the sample events.
+var sampleDir = filepath.Join("..", "..", "events", "mcp")
+
+// Placeholders the samples carry where a live value goes.
+const (
+	placeholderKey     = "{{API_KEY}}"
+	placeholderSession = "{{SESSION_ID}}"
+)
+
+// response is an answer as an HTTP client sees it.
+type response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// sampleStep is one sample of the session the samples play, with what its
+// answer must be.
+type sampleStep struct {
+	file  string
+	check func(t *testing.T, r response, s *sampleSession)
+}
+
+// sampleSession is the state the samples thread: the key and the session id.
+type sampleSession struct {
+	key, sessionID string
+}
+
+// sampleSession's sequence: initialize, the initialized notification,
+// tools/list, a read tool, DELETE, then an unauthenticated call. Every file
+// in events/mcp is one step (a test holds them equal).
+var sampleSteps = []sampleStep{
+	{"apigw-initialize.json", func(t *testing.T, r response, s *sampleSession) {
+		res := rpcResult(t, r, http.StatusOK)
+		if res["protocolVersion"] != "2025-11-25" {
+			t.Errorf("initialize protocolVersion = %v, want 2025-11-25", res["protocolVersion"])
+		}
+		if s.sessionID = r.Header.Get("Mcp-Session-Id"); s.sessionID == "" {
+			t.Fatalf("initialize answered no Mcp-Session-Id (headers %v)", r.Header)
+		}
+	}},
+	{"apigw-notification-initialized.json", func(t *testing.T, r response, _ *sampleSession) {
+		if r.Status != http.StatusAccepted || len(r.Body) != 0 {
+			t.Errorf("notification = %d %q, want 202 and no body", r.Status, r.Body)
+		}
+	}},
+	{"apigw-tools-list.json", func(t *testing.T, r response, _ *sampleSession) {
+		res := rpcResult(t, r, http.StatusOK)
+		var names []string
+		for _, tool := range res["tools"].([]any) {
+			names = append(names, tool.(map[string]any)["name"].(string))
+		}
+		if !slices.Contains(names, "list_matters") {
+			t.Errorf("tools/list = %v, want list_matters among them", names)
+		}
+		for _, n := range names {
+			if strings.HasPrefix(n, "fixture_") {
+				t.Errorf("tools/list offers the test fixture %s: the fixture profile must never be reachable from the Lambda", n)
+			}
+		}
+	}},
+	{"apigw-tools-call.json", func(t *testing.T, r response, _ *sampleSession) {
+		res := rpcResult(t, r, http.StatusOK)
+		if res["isError"] == true {
+			t.Fatalf("list_matters refused: %v", res)
+		}
+		sc, _ := res["structuredContent"].(map[string]any)
+		var ids []string
+		for _, m := range asSlice(sc["results"]) {
+			ids = append(ids, m.(map[string]any)["case_id"].(string))
+		}
+		slices.Sort(ids)
+		want := slices.Clone(seed.DemoMatters)
+		slices.Sort(want)
+		if !slices.Equal(ids, want) {
+			t.Errorf("list_matters case_ids = %v, want the demo attorney's %v", ids, want)
+		}
+	}},
+	{"apigw-delete-session.json", func(t *testing.T, r response, _ *sampleSession) {
+		if r.Status != http.StatusNoContent {
+			t.Errorf("DELETE = %d %q, want 204", r.Status, r.Body)
+		}
+	}},
+	{"apigw-unauthenticated.json", func(t *testing.T, r response, _ *sampleSession) {
+		if r.Status != http.StatusUnauthorized || !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Bearer") {
+			t.Errorf("unauthenticated = %d, WWW-Authenticate %q; want 401 with a Bearer challenge", r.Status, r.Header.Get("WWW-Authenticate"))
+		}
+	}},
+}
+
+func asSlice(v any) []any { s, _ := v.([]any); return s }
+
+// rpcResult checks the status and returns the JSON-RPC result object.
+func rpcResult(t *testing.T, r response, status int) map[string]any {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status = %d, want %d; body %s", r.Status, status, r.Body)
+	}
+	var msg struct {
+		Result map[string]any  `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(r.Body, &msg); err != nil {
+		t.Fatalf("body %q is not JSON: %v", r.Body, err)
+	}
+	if msg.Error != nil || msg.Result == nil {
+		t.Fatalf("JSON-RPC answer %s has no result", r.Body)
+	}
+	return msg.Result
+}
+
+// readSample returns a sample event with the placeholders filled in.
+func readSample(t *testing.T, file string, s *sampleSession) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(sampleDir, file))
+	if err != nil {
+		t.Fatalf("read sample: %v", err)
+	}
+	out := strings.ReplaceAll(string(raw), placeholderKey, s.key)
+	return []byte(strings.ReplaceAll(out, placeholderSession, s.sessionID))
+}
+
+// playSamples plays every sample in order through invoke.
+func playSamples(t *testing.T, key string, invoke func(t *testing.T, event []byte) response) {
+	t.Helper()
+	s := &sampleSession{key: key}
+	for _, step := range sampleSteps {
+		t.Run(strings.TrimSuffix(step.file, ".json"), func(t *testing.T) {
+			step.check(t, invoke(t, readSample(t, step.file, s)), s)
+		})
+		if t.Failed() {
+			return
+		}
+	}
+}

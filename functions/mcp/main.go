@@ -1,0 +1,111 @@
+// Command mcp is Custody's /mcp Lambda function: the same http.Handler the
+// local dev server runs (shared/server), over the DynamoDB engine, behind an
+// API Gateway REST API whose Lambda proxy integration streams its response
+// (template.yaml; shared/lambdaio adapts the events).
+//
+// Cold start reads the configuration once (config.go), builds the AWS
+// clients, fetches the cursor sealing key from Secrets Manager and composes
+// the handler; any failure is one JSON log line naming what is wrong, then
+// exit 1, so Lambda reports an init error instead of serving half-built.
+// Only the read tools are registered: the test fixtures (and the conformance
+// profile built on them) never exist in this binary.
+//
+// Build it as template.yaml does (make build-McpFunction):
+//
+//	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go build -tags lambda.norpc -trimpath -o bootstrap ./functions/mcp
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+
+	"github.com/custodymcp/custody/shared/lambdaio"
+	"github.com/custodymcp/custody/shared/server"
+	"github.com/custodymcp/custody/shared/store"
+	"github.com/custodymcp/custody/shared/store/dynamostore"
+)
+
+// coldStartTimeout bounds the cold start's calls (AWS config, the secret).
+const coldStartTimeout = 10 * time.Second
+
+func main() {
+	cfg, err := LoadConfig(os.Getenv)
+	if err != nil {
+		fail("invalid configuration", err)
+	}
+	logger := slog.New(lambdaio.NewLogHandler(os.Stdout, cfg.LogLevel))
+
+	ctx, cancel := context.WithTimeout(context.Background(), coldStartTimeout)
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
+	if err != nil {
+		fail("load the AWS configuration", err)
+	}
+	key, err := cfg.CursorKey(ctx, func(ctx context.Context, arn string) (string, error) {
+		return lambdaio.SecretString(ctx, secretsmanager.NewFromConfig(awsCfg), arn)
+	})
+	cancel()
+	if err != nil {
+		fail("fetch the cursor sealing key", err)
+	}
+	st := dynamostore.New(newDynamoDB(awsCfg, cfg), cfg.TableName, dynamostore.Options{})
+	srv, err := newServer(cfg, st, key, slog.New(lambdaio.NewLogHandler(os.Stdout, cfg.ServerLogLevel())))
+	if err != nil {
+		fail("compose the /mcp handler", err)
+	}
+	adapter := lambdaio.New(srv.Handler(), lambdaio.Options{Logger: logger})
+	logger.Info("cold start", "table", cfg.TableName, "streaming", cfg.Streaming,
+		"resourceUrl", cfg.ResourceURL, "emulated", cfg.DynamoDBEndpoint != "")
+	if cfg.Streaming {
+		lambda.Start(adapter.Stream)
+	}
+	lambda.Start(adapter.Buffer)
+}
+
+// newDynamoDB returns the DynamoDB client: the regional endpoint on AWS, or
+// DYNAMODB_ENDPOINT for an emulator (which sends no CRC32 response header).
+func newDynamoDB(awsCfg aws.Config, cfg Config) *dynamodb.Client {
+	return dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
+		if cfg.DynamoDBEndpoint != "" {
+			o.BaseEndpoint = aws.String(cfg.DynamoDBEndpoint)
+			o.DisableValidateResponseChecksum = true
+		}
+	})
+}
+
+// newServer composes the /mcp endpoint exactly as the function serves it:
+// the read tools only (no extra registrations), the 1 MiB body limit of AWS, the
+// configured browser origins. Tests build their handler through it too.
+func newServer(cfg Config, st store.Store, cursorKey []byte, logger *slog.Logger) (*server.Server, error) {
+	return server.New(server.Config{
+		Store:          st,
+		CursorKey:      cursorKey,
+		AllowedOrigins: cfg.AllowedOrigins,
+		MaxBodyBytes:   cfg.MaxBodyBytes,
+		Logger:         logger,
+	})
+}
+
+// fail logs one JSON line naming what is wrong (the variables, for a
+// configuration error) and exits 1.
+func fail(what string, err error) {
+	attrs := []any{"err", err.Error()}
+	var ce *ConfigError
+	var ve *VarError
+	switch {
+	case errors.As(err, &ce):
+		attrs = append(attrs, "variables", ce.Names())
+	case errors.As(err, &ve):
+		attrs = append(attrs, "variables", []string{ve.Name})
+	}
+	slog.New(lambdaio.NewLogHandler(os.Stderr, slog.LevelError)).Error("cold start failed: "+what, attrs...)
+	os.Exit(1)
+}

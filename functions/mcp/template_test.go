@@ -1,0 +1,527 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/google/go-cmp/cmp"
+	"gopkg.in/yaml.v3"
+
+	"github.com/custodymcp/custody/shared/store/dynamostore"
+)
+
+// template.yaml is parsed with gopkg.in/yaml.v3 and a small decoder of
+// CloudFormation's short-form intrinsics (!Ref, !GetAtt, !Sub, !If, …) into
+// their long form ({"Ref": …}, {"Fn::GetAtt": [resource, attribute]}, …).
+// goformation was the alternative; its generated structs lag new properties
+// (Integration.ResponseTransferMode is from November 2025) and would drop
+// what this test most needs to see, while a generic tree keeps every key.
+
+// cfnTemplate is template.yaml in long form.
+type cfnTemplate struct {
+	Parameters map[string]any
+	Conditions map[string]any
+	Resources  map[string]map[string]any
+}
+
+func loadTemplate(t *testing.T) *cfnTemplate {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(repoRoot(t), "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		t.Fatalf("template.yaml is not YAML: %v", err)
+	}
+	v, err := decodeCFN(&doc)
+	if err != nil {
+		t.Fatalf("decode template.yaml: %v", err)
+	}
+	top, _ := v.(map[string]any)
+	tpl := &cfnTemplate{Parameters: asMap(top["Parameters"]), Conditions: asMap(top["Conditions"]),
+		Resources: map[string]map[string]any{}}
+	for id, r := range asMap(top["Resources"]) {
+		tpl.Resources[id] = asMap(r)
+	}
+	if len(tpl.Resources) == 0 {
+		t.Fatal("template.yaml has no Resources")
+	}
+	return tpl
+}
+
+// decodeCFN turns a YAML node into maps, slices and scalars, rewriting
+// short-form intrinsic tags into their long form.
+func decodeCFN(n *yaml.Node) (any, error) {
+	tag := ""
+	if strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") {
+		tag = strings.TrimPrefix(n.Tag, "!")
+		plain := *n
+		plain.Tag = ""
+		n = &plain
+	}
+	var v any
+	switch n.Kind {
+	case yaml.DocumentNode:
+		return decodeCFN(n.Content[0])
+	case yaml.AliasNode:
+		return decodeCFN(n.Alias)
+	case yaml.MappingNode:
+		m := map[string]any{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			val, err := decodeCFN(n.Content[i+1])
+			if err != nil {
+				return nil, err
+			}
+			m[n.Content[i].Value] = val
+		}
+		v = m
+	case yaml.SequenceNode:
+		var s []any
+		for _, c := range n.Content {
+			val, err := decodeCFN(c)
+			if err != nil {
+				return nil, err
+			}
+			s = append(s, val)
+		}
+		v = s
+	case yaml.ScalarNode:
+		if err := n.Decode(&v); err != nil {
+			return nil, fmt.Errorf("line %d: %w", n.Line, err)
+		}
+	}
+	switch tag {
+	case "":
+		return v, nil
+	case "Ref", "Condition":
+		return map[string]any{tag: v}, nil
+	case "GetAtt":
+		if s, ok := v.(string); ok {
+			res, attr, _ := strings.Cut(s, ".")
+			v = []any{res, attr}
+		}
+		return map[string]any{"Fn::GetAtt": v}, nil
+	case "Sub", "If", "Join", "Select", "Split", "Equals", "Not", "And", "Or", "FindInMap",
+		"Base64", "Cidr", "GetAZs", "ImportValue", "Length", "ToJsonString":
+		return map[string]any{"Fn::" + tag: v}, nil
+	}
+	return nil, fmt.Errorf("line %d: unknown tag !%s", n.Line, tag)
+}
+
+func asMap(v any) map[string]any { m, _ := v.(map[string]any); return m }
+
+// path walks nested maps by key.
+func path(v any, keys ...string) any {
+	for _, k := range keys {
+		v = asMap(v)[k]
+	}
+	return v
+}
+
+func (tpl *cfnTemplate) ofType(typ string) []string {
+	var ids []string
+	for id, r := range tpl.Resources {
+		if r["Type"] == typ {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Every function built with the makefile method has its build target, and
+// the target builds what Lambda's provided.al2023 arm64 runtime runs.
+func TestTemplateFunctionsHaveTheirBuildTargets(t *testing.T) {
+	tpl := loadTemplate(t)
+	mk, err := os.ReadFile(filepath.Join(repoRoot(t), "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fns := tpl.ofType("AWS::Serverless::Function")
+	if len(fns) == 0 {
+		t.Fatal("no AWS::Serverless::Function in template.yaml")
+	}
+	for _, id := range fns {
+		t.Run(id, func(t *testing.T) {
+			fn := tpl.Resources[id]
+			if got := path(fn, "Metadata", "BuildMethod"); got != "makefile" {
+				t.Fatalf("Metadata.BuildMethod = %v, want makefile", got)
+			}
+			recipe := regexp.MustCompile(`(?m)^build-` + regexp.QuoteMeta(id) + `:.*\n((?:\t.*\n)+)`).FindSubmatch(mk)
+			if recipe == nil {
+				t.Fatalf("the Makefile has no target build-%s", id)
+			}
+			for _, want := range []string{"GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0", "-tags lambda.norpc", "-trimpath", "$(ARTIFACTS_DIR)/bootstrap"} {
+				if !strings.Contains(string(recipe[1]), want) {
+					t.Errorf("build-%s does not build with %s:\n%s", id, want, recipe[1])
+				}
+			}
+			props := asMap(fn["Properties"])
+			if props["Handler"] != "bootstrap" || props["Runtime"] != "provided.al2023" ||
+				!cmp.Equal(props["Architectures"], []any{"arm64"}) {
+				t.Errorf("Handler %v Runtime %v Architectures %v, want bootstrap, provided.al2023, [arm64]",
+					props["Handler"], props["Runtime"], props["Architectures"])
+			}
+			if got := path(props, "LoggingConfig", "LogFormat"); got != "JSON" {
+				t.Errorf("LoggingConfig.LogFormat = %v, want JSON", got)
+			}
+		})
+	}
+}
+
+// configVariables returns the variables config.go reads: the string literal
+// of every getenv call. A getenv of anything but a literal fails the test,
+// so the list cannot silently miss one.
+func configVariables(t *testing.T) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "config.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		if id, ok := call.Fun.(*ast.Ident); !ok || id.Name != "getenv" {
+			return true
+		}
+		lit, ok := call.Args[0].(*ast.BasicLit)
+		if len(call.Args) != 1 || !ok || lit.Kind != token.STRING {
+			t.Errorf("%s: getenv must be called with a string literal", fset.Position(call.Pos()))
+			return true
+		}
+		name, _ := strconv.Unquote(lit.Value)
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+		return true
+	})
+	sort.Strings(names)
+	return names
+}
+
+// Every variable config.go reads is set in the template, and the template
+// sets no variable config.go does not read.
+func TestTemplateSetsEveryVariableConfigReads(t *testing.T) {
+	read := configVariables(t)
+	if len(read) < 5 {
+		t.Fatalf("config.go reads %v: the getenv calls were not found", read)
+	}
+	vars := asMap(path(loadTemplate(t).Resources["McpFunction"], "Properties", "Environment", "Variables"))
+	var set []string
+	for k := range vars {
+		set = append(set, k)
+	}
+	sort.Strings(set)
+	if diff := cmp.Diff(read, set); diff != "" {
+		t.Errorf("variables config.go reads (-) vs McpFunction sets (+):\n%s", diff)
+	}
+}
+
+// Every IAM statement is explicit (no SAM policy templates, no managed
+// policies), grants no wildcard action, and names as resources only Ref,
+// GetAtt or Sub of this template's resources (or of a parameter whose
+// AllowedPattern pins the ARN to one service), never a literal ARN or "*".
+func TestTemplateIAMNamesOnlyTemplateResources(t *testing.T) {
+	tpl := loadTemplate(t)
+	var statements []map[string]any
+	for _, id := range tpl.ofType("AWS::Serverless::Function") {
+		for i, p := range asSlice(path(tpl.Resources[id], "Properties", "Policies")) {
+			st := asSlice(asMap(p)["Statement"])
+			if len(st) == 0 {
+				t.Errorf("%s Policies[%d] = %v: write explicit statements", id, i, p)
+			}
+			for _, s := range st {
+				statements = append(statements, asMap(s))
+			}
+		}
+	}
+	for _, id := range append(tpl.ofType("AWS::IAM::Role"), tpl.ofType("AWS::IAM::Policy")...) {
+		t.Errorf("%s: keep IAM in the functions' Policies statements, where this test reads it", id)
+	}
+	if len(statements) == 0 {
+		t.Fatal("no IAM statements found")
+	}
+	for _, s := range statements {
+		sid := fmt.Sprint(s["Sid"])
+		if s["Effect"] != "Allow" {
+			t.Errorf("%s: Effect %v", sid, s["Effect"])
+		}
+		for _, a := range oneOrMany(s["Action"]) {
+			if str, ok := a.(string); !ok || strings.Contains(str, "*") || !strings.Contains(str, ":") {
+				t.Errorf("%s: action %v is not one named action", sid, a)
+			}
+		}
+		resources := oneOrMany(s["Resource"])
+		if len(resources) == 0 {
+			t.Errorf("%s: no Resource", sid)
+		}
+		for _, r := range resources {
+			if err := tpl.templateRef(r); err != nil {
+				t.Errorf("%s: resource %v: %v", sid, r, err)
+			}
+		}
+	}
+}
+
+func oneOrMany(v any) []any {
+	if s, ok := v.([]any); ok {
+		return s
+	}
+	if v == nil {
+		return nil
+	}
+	return []any{v}
+}
+
+var subRef = regexp.MustCompile(`\$\{([^}!]+)\}`)
+
+// templateRef checks that an IAM resource is a reference into the template.
+func (tpl *cfnTemplate) templateRef(v any) error {
+	m := asMap(v)
+	if len(m) != 1 {
+		return fmt.Errorf("not a Ref, GetAtt, Sub or If")
+	}
+	switch {
+	case m["Ref"] != nil:
+		return tpl.named(fmt.Sprint(m["Ref"]))
+	case m["Fn::GetAtt"] != nil:
+		ga := asSlice(m["Fn::GetAtt"])
+		if len(ga) != 2 || tpl.Resources[fmt.Sprint(ga[0])] == nil {
+			return fmt.Errorf("GetAtt of no resource of the template")
+		}
+		return nil
+	case m["Fn::Sub"] != nil:
+		s, ok := m["Fn::Sub"].(string)
+		if !ok {
+			return fmt.Errorf("use the one-string form of Sub")
+		}
+		refs := subRef.FindAllStringSubmatch(s, -1)
+		own := 0
+		for _, r := range refs {
+			name, _, _ := strings.Cut(r[1], ".")
+			if strings.HasPrefix(name, "AWS::") {
+				continue
+			}
+			if err := tpl.named(name); err != nil {
+				return err
+			}
+			own++
+		}
+		if own == 0 || strings.Contains(subRef.ReplaceAllString(s, ""), "*") {
+			return fmt.Errorf("Sub %q names no resource of the template, or a wildcard", s)
+		}
+		return nil
+	case m["Fn::If"] != nil:
+		branches := asSlice(m["Fn::If"])
+		if len(branches) != 3 || tpl.Conditions[fmt.Sprint(branches[0])] == nil {
+			return fmt.Errorf("If of no condition of the template")
+		}
+		for _, b := range branches[1:] {
+			if err := tpl.templateRef(b); err != nil {
+				return fmt.Errorf("If branch %v: %w", b, err)
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("not a Ref, GetAtt, Sub or If")
+}
+
+// named accepts a resource of the template, or a parameter that can only
+// hold one service's ARN.
+func (tpl *cfnTemplate) named(name string) error {
+	if tpl.Resources[name] != nil {
+		return nil
+	}
+	if p := asMap(tpl.Parameters[name]); p != nil {
+		if pat, _ := p["AllowedPattern"].(string); regexp.MustCompile(`\^\(?arn:.*:[a-z0-9-]+:`).MatchString(pat) {
+			return nil
+		}
+		return fmt.Errorf("parameter %s has no AllowedPattern pinning it to an ARN", name)
+	}
+	return fmt.Errorf("%s is no resource of the template", name)
+}
+
+// /mcp is a resource of a REGIONAL REST API whose POST, GET, DELETE and
+// OPTIONS stream from the function (AWS_PROXY, ResponseTransferMode STREAM,
+// the response-streaming-invocations URI) with the 15-minute integration
+// timeout; the function's timeout matches and it is told that it streams.
+func TestTemplateMcpStreamsOnARegionalEndpoint(t *testing.T) {
+	tpl := loadTemplate(t)
+	apis := tpl.ofType("AWS::ApiGateway::RestApi")
+	if len(apis) != 1 {
+		t.Fatalf("REST APIs %v, want one", apis)
+	}
+	api := apis[0]
+	if got := path(tpl.Resources[api], "Properties", "EndpointConfiguration", "Types"); !cmp.Equal(got, []any{"REGIONAL"}) {
+		t.Errorf("%s endpoint types = %v, want [REGIONAL]", api, got)
+	}
+	var mcp string
+	for _, id := range tpl.ofType("AWS::ApiGateway::Resource") {
+		p := asMap(tpl.Resources[id]["Properties"])
+		if p["PathPart"] == "mcp" && cmp.Equal(p["ParentId"], map[string]any{"Fn::GetAtt": []any{api, "RootResourceId"}}) {
+			mcp = id
+		}
+	}
+	if mcp == "" {
+		t.Fatal("no /mcp resource under the API's root")
+	}
+	var methods, methodIDs []string
+	for _, id := range tpl.ofType("AWS::ApiGateway::Method") {
+		p := asMap(tpl.Resources[id]["Properties"])
+		if !cmp.Equal(p["ResourceId"], map[string]any{"Ref": mcp}) {
+			continue
+		}
+		methods = append(methods, fmt.Sprint(p["HttpMethod"]))
+		methodIDs = append(methodIDs, id)
+		in := asMap(p["Integration"])
+		uri, _ := path(in, "Uri", "Fn::Sub").(string)
+		if in["Type"] != "AWS_PROXY" || in["IntegrationHttpMethod"] != "POST" || in["ResponseTransferMode"] != "STREAM" ||
+			in["TimeoutInMillis"] != 900000 ||
+			!strings.HasSuffix(uri, ":lambda:path/2021-11-15/functions/${McpFunction.Arn}/response-streaming-invocations") {
+			t.Errorf("%s integration = %v, want AWS_PROXY POST, STREAM, 900000 ms, the response-streaming-invocations URI of McpFunction", id, in)
+		}
+	}
+	sort.Strings(methods)
+	if want := []string{"DELETE", "GET", "OPTIONS", "POST"}; !slices.Equal(methods, want) {
+		t.Errorf("/mcp methods = %v, want %v", methods, want)
+	}
+	for _, id := range tpl.ofType("AWS::ApiGateway::Deployment") {
+		deps := oneOrMany(tpl.Resources[id]["DependsOn"])
+		for _, m := range methodIDs {
+			if !slices.Contains(deps, any(m)) {
+				t.Errorf("deployment %s does not depend on %s: it could be made without it", id, m)
+			}
+		}
+	}
+	fn := asMap(tpl.Resources["McpFunction"]["Properties"])
+	if fn["Timeout"] != 900 {
+		t.Errorf("McpFunction Timeout = %v, want 900 (the integration's 900000 ms)", fn["Timeout"])
+	}
+	if got := path(fn, "Environment", "Variables", "RESPONSE_STREAMING"); got != "true" {
+		t.Errorf("RESPONSE_STREAMING = %v, want \"true\": the integration streams", got)
+	}
+	perm := false
+	for _, id := range tpl.ofType("AWS::Lambda::Permission") {
+		p := asMap(tpl.Resources[id]["Properties"])
+		if p["Principal"] == "apigateway.amazonaws.com" && p["Action"] == "lambda:InvokeFunction" &&
+			cmp.Equal(p["FunctionName"], map[string]any{"Fn::GetAtt": []any{"McpFunction", "Arn"}}) {
+			perm = true
+		}
+	}
+	if !perm {
+		t.Error("no Lambda permission lets API Gateway invoke McpFunction")
+	}
+}
+
+// API Gateway's own refusals answer JSON.
+func TestTemplateGatewayResponsesAreJSON(t *testing.T) {
+	tpl := loadTemplate(t)
+	found := map[string]bool{}
+	for _, id := range tpl.ofType("AWS::ApiGateway::GatewayResponse") {
+		p := asMap(tpl.Resources[id]["Properties"])
+		typ := fmt.Sprint(p["ResponseType"])
+		found[typ] = true
+		body, _ := path(p, "ResponseTemplates", "application/json").(string)
+		body = strings.ReplaceAll(body, "$context.error.messageString", `"Missing Authentication Token"`)
+		if !json.Valid([]byte(body)) {
+			t.Errorf("%s (%s) body %q is not JSON", id, typ, body)
+		}
+	}
+	for _, want := range []string{"DEFAULT_4XX", "DEFAULT_5XX", "REQUEST_TOO_LARGE"} {
+		if !found[want] {
+			t.Errorf("no gateway response for %s", want)
+		}
+	}
+}
+
+// The table is dynamostore's (CreateTableInput, TimeToLiveSpecification),
+// with point-in-time recovery on.
+func TestTemplateTableMatchesDynamostore(t *testing.T) {
+	tpl := loadTemplate(t)
+	tables := tpl.ofType("AWS::DynamoDB::Table")
+	if len(tables) != 1 {
+		t.Fatalf("tables %v, want one", tables)
+	}
+	p := asMap(tpl.Resources[tables[0]]["Properties"])
+	in := dynamostore.CreateTableInput("x")
+	keys := func(v any) []any {
+		var out []any
+		for _, k := range asSlice(v) {
+			out = append(out, map[string]any{"AttributeName": path(k, "AttributeName"), "KeyType": path(k, "KeyType")})
+		}
+		return out
+	}
+	want := map[string]any{}
+	var attrs, key []any
+	for _, a := range in.AttributeDefinitions {
+		attrs = append(attrs, map[string]any{"AttributeName": aws.ToString(a.AttributeName), "AttributeType": string(a.AttributeType)})
+	}
+	for _, k := range in.KeySchema {
+		key = append(key, map[string]any{"AttributeName": aws.ToString(k.AttributeName), "KeyType": string(k.KeyType)})
+	}
+	var gsis []any
+	for _, g := range in.GlobalSecondaryIndexes {
+		var gk []any
+		for _, k := range g.KeySchema {
+			gk = append(gk, map[string]any{"AttributeName": aws.ToString(k.AttributeName), "KeyType": string(k.KeyType)})
+		}
+		gsis = append(gsis, map[string]any{"IndexName": aws.ToString(g.IndexName), "KeySchema": gk,
+			"Projection": map[string]any{"ProjectionType": string(g.Projection.ProjectionType)}})
+	}
+	want["AttributeDefinitions"], want["KeySchema"], want["GlobalSecondaryIndexes"] = attrs, key, gsis
+	want["BillingMode"] = string(in.BillingMode)
+	want["SSEEnabled"] = aws.ToBool(in.SSESpecification.Enabled)
+	ttl := dynamostore.TimeToLiveSpecification()
+	want["TTL"] = map[string]any{"AttributeName": aws.ToString(ttl.AttributeName), "Enabled": aws.ToBool(ttl.Enabled)}
+	want["PITR"] = true
+
+	var gotGSIs []any
+	for _, g := range asSlice(p["GlobalSecondaryIndexes"]) {
+		gotGSIs = append(gotGSIs, map[string]any{"IndexName": path(g, "IndexName"), "KeySchema": keys(path(g, "KeySchema")),
+			"Projection": map[string]any{"ProjectionType": path(g, "Projection", "ProjectionType")}})
+	}
+	got := map[string]any{
+		"AttributeDefinitions": p["AttributeDefinitions"], "KeySchema": keys(p["KeySchema"]), "GlobalSecondaryIndexes": gotGSIs,
+		"BillingMode": p["BillingMode"], "SSEEnabled": path(p, "SSESpecification", "SSEEnabled"),
+		"TTL": p["TimeToLiveSpecification"], "PITR": path(p, "PointInTimeRecoverySpecification", "PointInTimeRecoveryEnabled"),
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("template table vs dynamostore (-want +got):\n%s", diff)
+	}
+}
+
+// Alarms watch 5xx answers, throttles and the p99 duration.
+func TestTemplateAlarms(t *testing.T) {
+	tpl := loadTemplate(t)
+	seen := map[string]bool{}
+	for _, id := range tpl.ofType("AWS::CloudWatch::Alarm") {
+		p := asMap(tpl.Resources[id]["Properties"])
+		name := fmt.Sprint(p["MetricName"])
+		if name == "Duration" && p["ExtendedStatistic"] != "p99" {
+			continue
+		}
+		seen[name] = true
+	}
+	for _, want := range []string{"5XXError", "Throttles", "Duration"} {
+		if !seen[want] {
+			t.Errorf("no alarm on %s", want)
+		}
+	}
+}

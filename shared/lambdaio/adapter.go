@@ -1,0 +1,388 @@
+package lambdaio
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+)
+
+// Options configure an Adapter. The zero value of each field is documented.
+type Options struct {
+	// Logger receives each invocation's one outcome line (INFO "invocation")
+	// and any handler panic (ERROR); nil discards.
+	Logger *slog.Logger
+	// Now is the clock of the outcome line's durationMs; nil means time.Now.
+	Now func() time.Time
+	// StreamBufferBytes is the size of the streaming body's write buffer. The
+	// buffer is passed on when the handler flushes, when it is full and when
+	// the handler returns; 0 means 16 KiB.
+	StreamBufferBytes int
+}
+
+// Adapter serves an http.Handler to API Gateway REST proxy events, buffered
+// (Buffer) or streamed (Stream). It holds no per-invocation state and is
+// safe for concurrent use; build it once at cold start.
+type Adapter struct {
+	h       http.Handler
+	log     *slog.Logger
+	now     func() time.Time
+	bufSize int
+}
+
+// New returns an adapter serving h.
+func New(h http.Handler, opts Options) *Adapter {
+	a := &Adapter{h: h, log: opts.Logger, now: opts.Now, bufSize: opts.StreamBufferBytes}
+	if a.log == nil {
+		a.log = slog.New(slog.DiscardHandler)
+	}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	if a.bufSize <= 0 {
+		a.bufSize = 16 << 10
+	}
+	return a
+}
+
+// errPanicked breaks off a stream whose handler panicked after committing.
+var errPanicked = errors.New("lambdaio: the handler panicked after the response started")
+
+// Buffer serves one event through the handler and returns the whole
+// response, for an integration in BUFFERED mode: statusCode (200 unless the
+// handler chose), every header in multiValueHeaders, and the body as a
+// string when it is UTF-8 text by its Content-Type, else base64 with
+// isBase64Encoded (API Gateway developer guide, "Output format of a Lambda
+// function for proxy integration"). A malformed event is answered 400 and a
+// handler panic 500, both with a JSON body. A handler that panics with
+// http.ErrAbortHandler makes Buffer return that error: the invocation fails
+// and API Gateway answers 502, the nearest thing to a dropped connection.
+func (a *Adapter) Buffer(ctx context.Context, ev events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+	start := a.now()
+	w := &bufferWriter{headerState: headerState{header: http.Header{}}}
+	reqCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var abort error
+	if r, err := NewRequest(reqCtx, &ev); err != nil {
+		writeBadEvent(w)
+	} else if p := a.serve(w, r); p != nil {
+		if p == http.ErrAbortHandler {
+			abort = http.ErrAbortHandler
+		} else {
+			a.logPanic(ctx, p)
+			w.reset()
+			writeJSONError(w, http.StatusInternalServerError, "internal error")
+		}
+	}
+	w.commit()
+	a.logOutcome(ctx, &ev, outcome{status: w.status, bytes: int64(w.body.Len()), start: start, err: abort})
+	if abort != nil {
+		return events.APIGatewayProxyResponse{}, abort
+	}
+	resp := events.APIGatewayProxyResponse{StatusCode: w.status, MultiValueHeaders: w.sent}
+	if body := w.body.Bytes(); isText(w.sent.Get("Content-Type"), body) {
+		resp.Body = string(body)
+	} else {
+		resp.Body = base64.StdEncoding.EncodeToString(body)
+		resp.IsBase64Encoded = true
+	}
+	return resp, nil
+}
+
+// Stream serves one event through the handler as a streamed response, for
+// an integration in STREAM mode (the response-streaming-invocations URI).
+// It returns as soon as the handler has committed its status and headers
+// (first Write or Flush, or its return); the response's Body then yields
+// what the handler writes, each Flush passed on at once, and ends when the
+// handler returns. Closing the Body (the runtime client does, after sending)
+// cancels the handler's request context, fails its further writes and waits
+// for it to return.
+//
+// The prelude carries single-valued headers in headers and repeated ones in
+// multiValueHeaders (both in the streaming output format). A malformed event
+// is answered 400 and a panic before the commit 500, both with a JSON body;
+// a panic after the commit breaks the stream off with an error, which the
+// runtime reports to Lambda as a function error.
+func (a *Adapter) Stream(ctx context.Context, ev events.APIGatewayProxyRequest) (*events.APIGatewayProxyStreamingResponse, error) {
+	start := a.now()
+	pr, pw := io.Pipe()
+	w := &streamWriter{headerState: headerState{header: http.Header{}}, ready: make(chan struct{})}
+	w.buf = bufio.NewWriterSize(pw, a.bufSize)
+	reqCtx, cancel := context.WithCancel(ctx)
+	body := &streamBody{pr: pr, cancel: cancel, done: make(chan struct{})}
+	r, reqErr := NewRequest(reqCtx, &ev)
+	go func() {
+		defer close(body.done)
+		defer cancel()
+		var abort error
+		if reqErr != nil {
+			writeBadEvent(w)
+		} else if p := a.serve(w, r); p != nil {
+			switch {
+			case p == http.ErrAbortHandler:
+				abort = http.ErrAbortHandler
+			case w.committed:
+				a.logPanic(ctx, p)
+				abort = errPanicked
+			default:
+				a.logPanic(ctx, p)
+				w.reset()
+				writeJSONError(w, http.StatusInternalServerError, "internal error")
+			}
+		}
+		w.commit() // also unblocks Stream when the handler aborted uncommitted
+		if abort == nil {
+			abort = w.FlushError()
+		}
+		a.logOutcome(ctx, &ev, outcome{status: w.status, bytes: w.bytes, start: start, streamed: true, err: abort})
+		if abort != nil {
+			pw.CloseWithError(abort)
+		} else {
+			pw.Close()
+		}
+	}()
+	<-w.ready
+	single, multi := splitHeader(w.sent)
+	return &events.APIGatewayProxyStreamingResponse{
+		StatusCode: w.status, Headers: single, MultiValueHeaders: multi, Body: body,
+	}, nil
+}
+
+// serve runs the handler and returns the value of a panic, if any.
+func (a *Adapter) serve(w http.ResponseWriter, r *http.Request) (panicked any) {
+	defer func() { panicked = recover() }()
+	a.h.ServeHTTP(w, r)
+	return nil
+}
+
+func (a *Adapter) logPanic(ctx context.Context, p any) {
+	a.log.ErrorContext(ctx, "handler panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+}
+
+// outcome is what the invocation's one log line reports.
+type outcome struct {
+	status   int
+	bytes    int64
+	start    time.Time
+	streamed bool
+	err      error
+}
+
+func (a *Adapter) logOutcome(ctx context.Context, ev *events.APIGatewayProxyRequest, o outcome) {
+	attrs := []slog.Attr{
+		slog.String("method", ev.HTTPMethod),
+		slog.String("path", ev.Path),
+		slog.Int("status", o.status),
+		slog.Int64("bytes", o.bytes),
+		slog.Int64("durationMs", a.now().Sub(o.start).Milliseconds()),
+		slog.Bool("streamed", o.streamed),
+	}
+	if id := ev.RequestContext.RequestID; id != "" {
+		attrs = append(attrs, slog.String("apiRequestId", id))
+	}
+	if o.err != nil {
+		attrs = append(attrs, slog.Bool("aborted", true), slog.String("err", o.err.Error()))
+	}
+	a.log.LogAttrs(ctx, slog.LevelInfo, "invocation", attrs...)
+}
+
+// headerState is the header half of an http.ResponseWriter, as net/http
+// keeps it: WriteHeader fixes the status and a snapshot of the headers
+// (later changes to Header are ignored), a second call is ignored, and
+// informational (1xx) statuses are dropped because API Gateway cannot relay
+// them. The first Write without a Content-Type sniffs one
+// (http.DetectContentType).
+type headerState struct {
+	header http.Header
+	status int
+	sent   http.Header
+}
+
+func (s *headerState) Header() http.Header { return s.header }
+
+func (s *headerState) WriteHeader(code int) {
+	if code < 100 || code > 999 {
+		panic(fmt.Sprintf("lambdaio: invalid WriteHeader code %d", code)) // as net/http
+	}
+	if s.status != 0 || code < 200 {
+		return
+	}
+	s.status = code
+	s.sent = s.header.Clone()
+}
+
+// implicit is the WriteHeader(200) of a first Write.
+func (s *headerState) implicit(p []byte) {
+	if s.status != 0 {
+		return
+	}
+	if _, ok := s.header["Content-Type"]; !ok && len(p) > 0 {
+		s.header.Set("Content-Type", http.DetectContentType(p))
+	}
+	s.WriteHeader(http.StatusOK)
+}
+
+// bodyAllowed reports whether a status may carry a body (RFC 9110 §15.3.5,
+// §15.4.5: not 204 or 304).
+func bodyAllowed(status int) bool {
+	return status != http.StatusNoContent && status != http.StatusNotModified
+}
+
+// bufferWriter collects a whole response (Buffer).
+type bufferWriter struct {
+	headerState
+	body bytes.Buffer
+}
+
+func (w *bufferWriter) Write(p []byte) (int, error) {
+	w.implicit(p)
+	if !bodyAllowed(w.status) {
+		return 0, http.ErrBodyNotAllowed
+	}
+	return w.body.Write(p)
+}
+
+// Flush fixes the status (200 when none was chosen), as net/http's does;
+// nothing is sent before the handler returns, since a buffered integration
+// answers only once the invocation has ended.
+func (w *bufferWriter) Flush() { w.commit() }
+
+func (w *bufferWriter) commit() {
+	if w.status == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+}
+
+// reset discards everything the handler wrote (to answer a panic).
+func (w *bufferWriter) reset() {
+	w.header, w.status, w.sent = http.Header{}, 0, nil
+	w.body.Reset()
+}
+
+// streamWriter writes a response into the pipe whose reader is the streamed
+// body (Stream). It is used by the handler's goroutine only, like any
+// http.ResponseWriter; ready is closed once the status and headers are fixed
+// and committed.
+type streamWriter struct {
+	headerState
+	ready     chan struct{}
+	committed bool
+	buf       *bufio.Writer
+	bytes     int64 // body bytes accepted
+	err       error // the first write error: the reader has gone
+}
+
+// commit fixes the prelude (status 200 when none was chosen) and lets Stream
+// return it.
+func (w *streamWriter) commit() {
+	if w.committed {
+		return
+	}
+	if w.status == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	w.committed = true
+	close(w.ready)
+}
+
+func (w *streamWriter) Write(p []byte) (int, error) {
+	w.implicit(p)
+	w.commit()
+	if !bodyAllowed(w.status) {
+		return 0, http.ErrBodyNotAllowed
+	}
+	if w.err != nil {
+		return 0, w.err
+	}
+	n, err := w.buf.Write(p)
+	w.bytes += int64(n)
+	if err != nil {
+		w.err = err
+	}
+	return n, err
+}
+
+// FlushError commits the prelude and passes the buffered body on; it blocks
+// until the runtime client has read it. It is what http.ResponseController
+// calls; an error means the reader has gone.
+func (w *streamWriter) FlushError() error {
+	w.commit()
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.buf.Flush(); err != nil {
+		w.err = err
+	}
+	return w.err
+}
+
+// Flush implements http.Flusher.
+func (w *streamWriter) Flush() { _ = w.FlushError() }
+
+// reset discards an uncommitted response (to answer a panic). Nothing is
+// buffered yet: every Write commits first.
+func (w *streamWriter) reset() {
+	w.header, w.status, w.sent = http.Header{}, 0, nil
+}
+
+// streamBody is the streamed response body: the pipe's reader, whose Close
+// also ends the handler (see Stream).
+type streamBody struct {
+	pr     *io.PipeReader
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func (b *streamBody) Read(p []byte) (int, error) { return b.pr.Read(p) }
+
+// Close cancels the handler's context, makes its further writes fail with
+// io.ErrClosedPipe and waits for it to return. It returns nil.
+func (b *streamBody) Close() error {
+	b.pr.Close()
+	b.cancel()
+	<-b.done
+	return nil
+}
+
+// splitHeader divides headers into single-valued and repeated ones, nil when
+// empty.
+func splitHeader(h http.Header) (single map[string]string, multi map[string][]string) {
+	for k, vs := range h {
+		switch len(vs) {
+		case 0:
+		case 1:
+			if single == nil {
+				single = map[string]string{}
+			}
+			single[k] = vs[0]
+		default:
+			if multi == nil {
+				multi = map[string][]string{}
+			}
+			multi[k] = append([]string(nil), vs...)
+		}
+	}
+	return single, multi
+}
+
+// writeBadEvent answers an event that is no HTTP request (ErrBadEvent).
+func writeBadEvent(w http.ResponseWriter) {
+	writeJSONError(w, http.StatusBadRequest, "the request could not be read")
+}
+
+func writeJSONError(w http.ResponseWriter, status int, msg string) {
+	body, _ := json.Marshal(map[string]string{"error": msg})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}
