@@ -39,10 +39,14 @@ const (
 	ScopeTasksRead    Scope = "tasks:read"
 	ScopeAnalysisRead Scope = "analysis:read"
 	ScopeAdmin        Scope = "admin"
+	// ScopeConformance sees only the conformance fixtures (tools, prompts,
+	// resources the official suite expects), which exist only in the dev
+	// server's loopback fixture profile.
+	ScopeConformance Scope = "conformance"
 )
 
 // AllScopes lists every scope in a stable order.
-var AllScopes = []Scope{ScopeRead, ScopeWrite, ScopeDocsRead, ScopeTasksRead, ScopeAnalysisRead, ScopeAdmin}
+var AllScopes = []Scope{ScopeRead, ScopeWrite, ScopeDocsRead, ScopeTasksRead, ScopeAnalysisRead, ScopeAdmin, ScopeConformance}
 
 // ParseScopes parses a space- or comma-separated scope list, refusing
 // unknown scopes. The result is sorted and free of duplicates.

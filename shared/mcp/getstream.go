@@ -116,7 +116,9 @@ func (s *Server) drainOutbox(ctx context.Context, out *stream, sess *Session) er
 }
 
 // streamToken is the credential a GET presented (re-resolved while it runs).
-func streamToken(r *http.Request) string {
-	t, _ := auth.Presented(r.Header)
-	return t
+func (s *Server) streamToken(r *http.Request) string {
+	if t, ok := auth.Presented(r.Header); ok {
+		return t
+	}
+	return s.opts.AnonymousToken
 }

@@ -168,6 +168,11 @@ type Options struct {
 	PollMin, PollMax time.Duration
 	// GETStream offers the held GET stream for server-initiated messages.
 	GETStream bool
+	// AnonymousToken, when set, is the credential a request that presents
+	// none is authenticated as: the conformance fixture profile's key, whose
+	// scope sees only the fixtures (and whose calls are audited like any).
+	// Never set outside that loopback-only profile.
+	AnonymousToken string
 	// StreamPoll is how often a GET stream looks for queued messages (0: 1 s);
 	// Heartbeat is its SSE comment interval (0: 15 s); Recheck is how often it
 	// re-resolves the credential (0: 30 s).
@@ -246,7 +251,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if origin := r.Header.Get("Origin"); origin != "" {
-		if !s.originAllowed(origin) {
+		if !s.originAllowed(origin, r.Host) {
 			writeError(w, http.StatusForbidden, ID{}, &Error{Code: CodeInvalidRequest, Message: "Forbidden: this Origin is not allowed."})
 			return
 		}
@@ -282,13 +287,16 @@ func (s *Server) hostAllowed(host string) bool {
 	return false
 }
 
-func (s *Server) originAllowed(origin string) bool {
+// originAllowed admits an allow-listed Origin, and on a Host-checked
+// (loopback) bind the server's own origin: a same-origin request is not a
+// rebinding attack (the Host check already passed).
+func (s *Server) originAllowed(origin, host string) bool {
 	for _, o := range s.opts.AllowedOrigins {
 		if o == origin {
 			return true
 		}
 	}
-	return false
+	return len(s.opts.AllowedHosts) > 0 && strings.EqualFold(origin, "http://"+host)
 }
 
 // preflight answers a CORS preflight without authentication (FB-29).
@@ -385,7 +393,10 @@ func (s *Server) logOutcome(x *exchange, status int) {
 // admit authenticates; on failure it has already answered.
 func (s *Server) admit(w http.ResponseWriter, r *http.Request, sessionID string, lane ratelimit.Lane, id ID) (*exchange, bool) {
 	now := s.opts.Now()
-	token, _ := auth.Presented(r.Header)
+	token, presented := auth.Presented(r.Header)
+	if !presented && s.opts.AnonymousToken != "" {
+		token = s.opts.AnonymousToken
+	}
 	x := &exchange{w: w, r: r, started: now, arrived: time.Now(), reqID: newRequestID()}
 	if token == "" {
 		s.unauthorized(w, id)
@@ -878,7 +889,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.opts.GETStream && x.adm.Session != nil && acceptsSSE(r.Header.Values("Accept")) {
-		s.serveGETStream(x, streamToken(r))
+		s.serveGETStream(x, s.streamToken(r))
 		return
 	}
 	// Without a session, an SSE Accept or the stream switched on: 405 (MCP

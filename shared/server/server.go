@@ -64,6 +64,9 @@ type Config struct {
 	GETStream bool
 	// StreamPoll, Heartbeat and Recheck tune the GET stream (see mcp.Options).
 	StreamPoll, Heartbeat, Recheck time.Duration
+	// AnonymousToken authenticates requests that present no credential: the
+	// conformance fixture profile only (see mcp.Options.AnonymousToken).
+	AnonymousToken string
 }
 
 // Server is the composed endpoint.
@@ -109,6 +112,7 @@ func New(cfg Config) (*Server, error) {
 		StreamPoll:     cfg.StreamPoll,
 		Heartbeat:      cfg.Heartbeat,
 		Recheck:        cfg.Recheck,
+		AnonymousToken: cfg.AnonymousToken,
 		ServerInfo:     mcp.Implementation{Name: "custody", Title: "Custody", Version: Version},
 		Capabilities:   mcp.ServerCapabilities{Tools: &mcp.ListChangedCapability{}, Logging: &struct{}{}},
 		Instructions:   cfg.Instructions,
