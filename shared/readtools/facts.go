@@ -262,22 +262,27 @@ func (rt *readTools) getFactProvenance(ctx context.Context, c *tools.Call, in Ge
 // sources reads each cited document and the chunks of the cited version,
 // keeping the pages each assertion cites.
 func (rt *readTools) sources(ctx context.Context, c *tools.Call, b *attest.Builder, f records.Fact) ([]SourceItem, error) {
-	docs := map[string]records.Document{}
+	var ids []string
+	for _, a := range f.Assertions {
+		if !containsString(ids, a.DocumentID) {
+			ids = append(ids, a.DocumentID)
+		}
+	}
+	docs, err := rt.repo.DocumentsByID(ctx, c.Who.Tenant, c.Matter.ID, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if d, ok := docs[id]; ok {
+			b.Row(urn(c, "document", d.ID), d.UpdatedAt)
+		}
+	}
 	chunks := map[string][]records.Chunk{}
 	out := []SourceItem{}
 	for _, a := range f.Assertions {
 		d, ok := docs[a.DocumentID]
 		if !ok {
-			var err error
-			d, err = rt.repo.Document(ctx, c.Who.Tenant, c.Matter.ID, a.DocumentID)
-			if errors.Is(err, store.ErrNotFound) {
-				continue // a dangling citation: the fact's status shows it
-			}
-			if err != nil {
-				return nil, err
-			}
-			docs[a.DocumentID] = d
-			b.Row(urn(c, "document", d.ID), d.UpdatedAt)
+			continue // a dangling citation: the fact's status shows it
 		}
 		if !c.Sees(d.Privilege) {
 			continue

@@ -83,6 +83,37 @@ func (r *Repo) Document(ctx context.Context, tenant, matter, id string) (Documen
 	return d, r.get(ctx, DocumentKey(tenant, matter, id), &d)
 }
 
+// DocumentsByID reads the named documents of a matter in one batch read
+// (up to store.MaxBatchGetKeys ids per read); ids with no document are
+// absent from the map.
+func (r *Repo) DocumentsByID(ctx context.Context, tenant, matter string, ids []string) (map[string]Document, error) {
+	out := make(map[string]Document, len(ids))
+	var keys []store.Key
+	for _, id := range ids {
+		if ValidID(tenant) && ValidID(matter) && ValidID(id) {
+			keys = append(keys, DocumentKey(tenant, matter, id))
+		}
+	}
+	for start := 0; start < len(keys); start += store.MaxBatchGetKeys {
+		batch := keys[start:min(start+store.MaxBatchGetKeys, len(keys))]
+		rows, err := r.store.BatchGet(ctx, batch)
+		if err != nil {
+			return nil, fmt.Errorf("read documents of %s: %w", matter, err)
+		}
+		for _, row := range rows {
+			if row == nil {
+				continue
+			}
+			var d Document
+			if err := decode(*row, &d); err != nil {
+				return nil, err
+			}
+			out[d.ID] = d
+		}
+	}
+	return out, nil
+}
+
 // Versions returns the versions of one document, oldest first.
 func (r *Repo) Versions(ctx context.Context, tenant, matter, doc string) ([]Version, error) {
 	if !ValidID(tenant) || !ValidID(matter) || !ValidID(doc) {
