@@ -70,6 +70,19 @@ type Admission struct {
 	Rate ratelimit.Decision
 	// State is the gate's own (what Commit needs from the read).
 	State any
+	// Denial explains a refused credential (nil Credential): the bearer
+	// error for the challenge (RFC 6750 §3.1) and whether it is a 403. Zero
+	// means a plain 401 with the server's challenge.
+	Denial Denial
+}
+
+// Denial is why a presented credential was refused.
+type Denial struct {
+	// Error is the RFC 6750 error code: "invalid_token" (401) or
+	// "insufficient_scope" (403); "" for a missing or unknown credential.
+	Error string
+	// Scope is the scope the resource requires (for insufficient_scope).
+	Scope string
 }
 
 // Commitment is the request's one write.
@@ -399,7 +412,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, sessionID string,
 	}
 	x := &exchange{w: w, r: r, started: now, arrived: time.Now(), reqID: newRequestID()}
 	if token == "" {
-		s.unauthorized(w, id)
+		s.unauthorized(w, id, Denial{})
 		return nil, false
 	}
 	adm, err := s.opts.Gate.Admit(r.Context(), AdmitRequest{Token: token, SessionID: sessionID, Lane: lane, Now: now})
@@ -411,17 +424,33 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, sessionID string,
 		return nil, false
 	}
 	if adm.Credential == nil {
-		s.unauthorized(w, id)
+		s.unauthorized(w, id, adm.Denial)
 		return nil, false
 	}
 	x.adm = adm
 	return x, true
 }
 
-func (s *Server) unauthorized(w http.ResponseWriter, id ID) {
-	w.Header().Set("WWW-Authenticate", s.opts.Challenge)
-	writeError(w, http.StatusUnauthorized, id, &Error{Code: CodeUnauthorized,
-		Message: "Authentication required: present a valid API key as 'Authorization: Bearer <key>' or 'X-API-Key: <key>'."})
+// unauthorized answers a missing or refused credential: 401 with the Bearer
+// challenge (and error="invalid_token" for a token that failed
+// verification), or 403 insufficient_scope for a valid token lacking the
+// scope /mcp itself requires (RFC 6750 §3.1; MCP basic/authorization
+// §Error Handling).
+func (s *Server) unauthorized(w http.ResponseWriter, id ID, d Denial) {
+	challenge := s.opts.Challenge
+	status, msg := http.StatusUnauthorized,
+		"Authentication required: present a valid API key as 'Authorization: Bearer <key>' or 'X-API-Key: <key>'."
+	switch d.Error {
+	case "invalid_token":
+		challenge += `, error="invalid_token"`
+		msg = "Authentication failed: the bearer token is invalid, expired or not issued for this server."
+	case "insufficient_scope":
+		status = http.StatusForbidden
+		challenge += `, error="insufficient_scope", scope="` + d.Scope + `"`
+		msg = "Forbidden: the token lacks the scope this server requires."
+	}
+	w.Header().Set("WWW-Authenticate", challenge)
+	writeError(w, status, id, &Error{Code: CodeUnauthorized, Message: msg})
 }
 
 // httpRefusal answers an authenticated request at the HTTP level (400, 404,
