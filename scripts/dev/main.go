@@ -17,6 +17,17 @@
 // session minted by one is served by another, a key revoked through one
 // fails at once on all (nothing lives in a process's memory). Each still
 // mounts the admin endpoint; custodyctl talks to the table directly.
+//
+// -conformance adds the fixture profile the official MCP conformance suite
+// runs against (shared/conformance; `make conformance`): its tools (and
+// prompts and resources) behind the conformance scope, the held GET stream,
+// and a fixture key (tenant "conformance", principal "p_conformance", scope
+// conformance only, a rate limit the suite cannot reach) minted once into
+// the data folder, as which every request that presents no credential is
+// authenticated — the suite sends none. Such requests are authenticated,
+// rate-counted and audited like any; they see the fixtures and nothing of
+// the record. The profile is refused on any address but loopback. Custody's
+// own keys keep working beside it and never see a fixture.
 package main
 
 import (
@@ -34,6 +45,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -42,10 +54,13 @@ import (
 	"github.com/custodymcp/custody/scripts/internal/engine"
 	"github.com/custodymcp/custody/shared/admin"
 	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/conformance"
+	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/records/seed"
 	"github.com/custodymcp/custody/shared/server"
 	"github.com/custodymcp/custody/shared/store"
+	"github.com/custodymcp/custody/shared/tools"
 )
 
 type stringList []string
@@ -79,8 +94,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	origins := stringList{"http://localhost:6274", "http://127.0.0.1:6274"}
 	flags.Var(&origins, "allow-origin", "an Origin browsers may send (repeatable; the MCP Inspector's is allowed by default)")
 	verbose := flags.Bool("v", false, "log every request")
+	fixtures := flags.Bool("conformance", false, "serve the conformance suite's fixture profile: unauthenticated requests act as the fixture key (loopback only)")
+	pageSize := flags.Int("page-size", 0, "list page size (tools/list; 0: the default)")
 	if err := flags.Parse(args); err != nil {
 		return err
+	}
+	if *fixtures {
+		if err := loopbackOnly(*addr); err != nil {
+			return err
+		}
+	}
+	if *pageSize < 0 {
+		return fmt.Errorf("-page-size %d: want 0 (the default) or more", *pageSize)
 	}
 	eng, err := engine.FromEnv(getenv)
 	if err != nil {
@@ -125,10 +150,26 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
 	bound := ln.Addr().(*net.TCPAddr)
-	srv, err := server.New(server.Config{
+	cfg := server.Config{
 		Store: st, CursorKey: cursorKey, AllowedOrigins: origins,
-		AllowedHosts: loopbackHosts(bound), Logger: logger,
-	})
+		AllowedHosts: loopbackHosts(bound), Logger: logger, ToolPageSize: *pageSize,
+	}
+	if *fixtures {
+		// A name such as localhost may still have resolved elsewhere.
+		if !bound.IP.IsLoopback() {
+			ln.Close()
+			return fmt.Errorf("-conformance: %s is not a loopback address", bound)
+		}
+		if cfg.AnonymousToken, err = conformanceKey(ctx, dir, st); err != nil {
+			ln.Close()
+			return err
+		}
+		cfg.GETStream = true
+		cfg.RegisterExtra = func(reg *tools.Registry) error {
+			return conformance.Register(reg, conformance.Options{})
+		}
+	}
+	srv, err := server.New(cfg)
 	if err != nil {
 		ln.Close()
 		return err
@@ -150,6 +191,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 
 	printBanner(stdout, bound, key, eng, dir)
+	if *fixtures {
+		fmt.Fprintf(stdout, "Conformance fixture profile: requests without a credential act as %s of tenant %q (scope %s: the fixtures only).\n",
+			conformancePrincipal, conformanceTenant, auth.ScopeConformance)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- httpSrv.Serve(ln) }()
 	select {
@@ -201,6 +246,63 @@ func devKey(ctx context.Context, dir datadir.Dir, st store.Store) (string, error
 		return "", fmt.Errorf("mint the dev key: %w", err)
 	}
 	return key, dir.Write(datadir.DevKeyFile, key)
+}
+
+// The fixture profile's principal (DECISIONS.md "Identity and binding": a
+// principal of its own tenant, so nothing of a firm is in reach).
+const (
+	conformanceTenant    = "conformance"
+	conformancePrincipal = "p_conformance"
+	// conformanceRateLimit is per minute and lane: the suite's few hundred
+	// requests a run, from many sessions, never meet it.
+	conformanceRateLimit = 1_000_000
+)
+
+// loopbackOnly refuses an address the fixture profile must not listen on:
+// it answers requests without credentials, so only this machine may reach it.
+func loopbackOnly(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("-addr %q: %w", addr, err)
+	}
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return nil
+	}
+	return fmt.Errorf("-conformance answers requests without credentials and binds only to loopback (127.0.0.1, [::1], localhost), not %q", addr)
+}
+
+// conformanceKey returns the fixture key from the data folder, minting one
+// when there is none or it no longer works (revoked, the store reset, or
+// not the fixture principal's). The key never leaves the folder: the server
+// uses it for requests that present no credential.
+func conformanceKey(ctx context.Context, dir datadir.Dir, st store.Store) (string, error) {
+	key, err := dir.Read(datadir.ConformanceKeyFile)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	if auth.WellFormedKey(key) {
+		it, err := st.Get(ctx, auth.CredentialKey(auth.HashKey(key)))
+		if err == nil {
+			c, err := auth.DecodeCredential(it)
+			if err == nil && !c.Revoked && c.Tenant == conformanceTenant && c.Owner == conformancePrincipal &&
+				slices.Equal(c.Scopes, []auth.Scope{auth.ScopeConformance}) {
+				return key, nil
+			}
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return "", err
+		}
+	}
+	key, _, err = auth.Mint(ctx, st, auth.MintRequest{
+		Tenant: conformanceTenant, Owner: conformancePrincipal, Label: "conformance fixture profile (dev -conformance)",
+		Scopes: []auth.Scope{auth.ScopeConformance}, Class: auth.ClassStandard,
+		RateLimits: map[string]int{
+			string(ratelimit.LaneRead): conformanceRateLimit, string(ratelimit.LaneExpensive): conformanceRateLimit,
+		},
+	}, time.Now())
+	if err != nil {
+		return "", fmt.Errorf("mint the conformance fixture key: %w", err)
+	}
+	return key, dir.Write(datadir.ConformanceKeyFile, key)
 }
 
 func loopbackHosts(a *net.TCPAddr) []string {

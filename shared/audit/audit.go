@@ -1,7 +1,7 @@
 // Package audit records one row per authenticated request, refusals included
 // (DECISIONS.md "Pipeline choices"): who (principal, credential id), what
-// (method, tool, matter), the outcome, and the query as SHA-256 + length —
-// never its text, never tool arguments.
+// (method, tool, prompt, resource URI, matter), the outcome, and the query
+// as SHA-256 + length — never its text, never tool or prompt arguments.
 //
 // Rows live in a per-tenant, per-day partition `T#<tenant>#AUDIT#<yyyy-mm-dd>`
 // sorted by time and request id, and are indexed by matter
@@ -36,7 +36,13 @@ type Record struct {
 	Revision     string    `json:"revision,omitempty"`
 	Method       string    `json:"method"`
 	Tool         string    `json:"tool,omitempty"`
-	Matter       string    `json:"matter,omitempty"`
+	// Prompt is the prompt a prompts/get (or a completion of one of its
+	// arguments) named.
+	Prompt string `json:"prompt,omitempty"`
+	// Resource is the URI a resources/read, subscribe or unsubscribe named,
+	// or the URI template a completion named.
+	Resource string `json:"resource,omitempty"`
+	Matter   string `json:"matter,omitempty"`
 	// Outcome is "ok", "accepted", a refusal class such as "VALIDATION", or
 	// "rpc:<code>" for a JSON-RPC error.
 	Outcome     string `json:"outcome"`

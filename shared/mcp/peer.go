@@ -80,10 +80,18 @@ var logLevels = map[string]int{
 // ValidLogLevel reports whether s is an MCP logging level.
 func ValidLogLevel(s string) bool { _, ok := logLevels[s]; return ok }
 
-// Log implements Peer.
+// Log implements Peer. In the 2025 era the session's level (from
+// logging/setLevel) applies, everything when none was set; in the 2026 era
+// only a request that names a level in _meta gets log messages.
 func (r *Request) Log(level, logger string, data any) {
 	threshold := "debug"
-	if r.Session != nil && r.Session.LogLevel != "" {
+	switch {
+	case r.meta != nil:
+		if r.meta.LogLevel == "" {
+			return
+		}
+		threshold = r.meta.LogLevel
+	case r.Session != nil && r.Session.LogLevel != "":
 		threshold = r.Session.LogLevel
 	}
 	if logLevels[level] < logLevels[threshold] {
@@ -120,12 +128,59 @@ func (r *Request) Progress(progress, total float64, message string) {
 	_ = r.notify("notifications/progress", params)
 }
 
-// ClientCapabilities implements Peer.
+// ClientCapabilities implements Peer: the session's in the 2025 era, the
+// request's own in the 2026 era.
 func (r *Request) ClientCapabilities() json.RawMessage {
-	if r.Session == nil {
-		return json.RawMessage(`{}`)
+	switch {
+	case r.meta != nil:
+		return r.meta.ClientCapabilities
+	case r.Session != nil:
+		return r.Session.ClientCapabilities
 	}
-	return r.Session.ClientCapabilities
+	return json.RawMessage(`{}`)
+}
+
+// Declared reports whether client capabilities caps allow a server-to-client
+// request: sampling/createMessage needs "sampling", roots/list "roots",
+// elicitation/create "elicitation" with the mode asked for ("url" only when
+// declared; form when "form" is declared or elicitation is {}; MCP
+// client/elicitation §Capabilities).
+func Declared(caps json.RawMessage, method string, params any) bool {
+	var c map[string]json.RawMessage
+	if json.Unmarshal(caps, &c) != nil {
+		return false
+	}
+	switch method {
+	case "sampling/createMessage":
+		return c["sampling"] != nil
+	case "roots/list":
+		return c["roots"] != nil
+	case "elicitation/create":
+		raw, ok := c["elicitation"]
+		if !ok {
+			return false
+		}
+		var modes map[string]json.RawMessage
+		_ = json.Unmarshal(raw, &modes)
+		if elicitationMode(params) == "url" {
+			return modes["url"] != nil
+		}
+		return len(modes) == 0 || modes["form"] != nil
+	}
+	return true
+}
+
+// elicitationMode is an elicitation request's mode ("form" when absent).
+func elicitationMode(params any) string {
+	b, _ := json.Marshal(params)
+	var p struct {
+		Mode string `json:"mode"`
+	}
+	_ = json.Unmarshal(b, &p)
+	if p.Mode == "" {
+		return "form"
+	}
+	return p.Mode
 }
 
 // notify sends a notification on the request's stream.
@@ -140,21 +195,36 @@ func (r *Request) notify(method string, params any) error {
 	return r.out.send(msg)
 }
 
-// Ask implements Peer for the 2025 era: the question is parked as a store
-// row bound to (session, credential id, JSON-RPC id) with a TTL, sent on the
-// POST's stream, and the row is polled with bounded backoff until the
-// client's answer — which may reach any instance — resolves it.
-func (r *Request) Ask(ctx context.Context, _ string, method string, params any) (json.RawMessage, error) {
+// Ask implements Peer. A question the client did not declare the capability
+// for is ErrNotDeclared. In the 2026 era it is answered from the request's
+// inputResponses and state, or recorded and ErrInputRequired returned (see
+// mrtr.go). In the 2025 era it is parked as a store row bound to (session,
+// credential id, JSON-RPC id) with a TTL, sent on the POST's stream, and the
+// row is polled with bounded backoff until the client's answer — which may
+// reach any instance — resolves it.
+func (r *Request) Ask(ctx context.Context, key string, method string, params any) (json.RawMessage, error) {
+	if !Declared(r.ClientCapabilities(), method, params) {
+		return nil, ErrNotDeclared
+	}
+	if r.mrtr != nil {
+		return r.mrtr.ask(key, method, params)
+	}
 	if r.Session == nil || r.out == nil || r.srv == nil {
 		return nil, ErrNoStream
 	}
 	if !r.out.allowed {
+		if method == "elicitation/create" && elicitationMode(params) == "url" {
+			// MCP 2025-11-25 client/elicitation: without a stream the client
+			// is asked to open the URL and retry.
+			return nil, &Error{Code: CodeURLElicitationRequired, Message: "URL elicitation required.",
+				Data: map[string]any{"elicitations": []any{params}}}
+		}
 		return nil, ErrNoStream
 	}
 	id := newParkedID()
-	key := ParkedKey(r.Session.ID, id)
+	pk := ParkedKey(r.Session.ID, id)
 	now := r.srv.opts.Now()
-	row := store.Item{PK: key.PK, SK: key.SK, Version: 1,
+	row := store.Item{PK: pk.PK, SK: pk.SK, Version: 1,
 		ExpiresAt: now.Add(r.srv.opts.ParkedTTL).Unix(),
 		Attrs: map[string]any{
 			"credential_id": r.Credential.ID, "method": method, "status": parkedPending,
@@ -168,25 +238,25 @@ func (r *Request) Ask(ctx context.Context, _ string, method string, params any) 
 		return nil, err
 	}
 	if err := r.out.send(msg); err != nil {
-		r.withdraw(key)
+		r.withdraw(pk)
 		return nil, ErrAskCancelled
 	}
 	backoff := r.srv.opts.PollMin
 	for {
 		select {
 		case <-ctx.Done():
-			r.withdraw(key)
+			r.withdraw(pk)
 			return nil, ctx.Err()
 		case <-time.After(backoff):
 		}
 		backoff = min(backoff*2, r.srv.opts.PollMax)
-		it, err := r.srv.opts.Store.Get(ctx, key)
+		it, err := r.srv.opts.Store.Get(ctx, pk)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			return nil, ErrAskExpired
 		case err != nil:
 			if ctx.Err() != nil {
-				r.withdraw(key)
+				r.withdraw(pk)
 				return nil, ctx.Err()
 			}
 			continue // a transient read failure: keep waiting until the TTL

@@ -155,3 +155,169 @@ type CallToolResult struct {
 	IsError           bool           `json:"isError,omitempty"`
 	Meta              map[string]any `json:"_meta,omitempty"`
 }
+
+// EmptyResult is a result with no members, written exactly {} (resources/
+// subscribe and resources/unsubscribe; the conformance suite checks the key
+// count, so nothing such as _meta is ever stamped on it).
+type EmptyResult struct{}
+
+// PromptArgument is one argument a prompt accepts (MCP schema
+// PromptArgument). Title is new in 2025-06-18.
+type PromptArgument struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required,omitempty"`
+}
+
+// Prompt is a prompt as prompts/list advertises it (MCP schema Prompt).
+type Prompt struct {
+	Name        string           `json:"name"`
+	Title       string           `json:"title,omitempty"`
+	Description string           `json:"description,omitempty"`
+	Arguments   []PromptArgument `json:"arguments,omitempty"`
+	Meta        map[string]any   `json:"_meta,omitempty"`
+}
+
+// ForRevision returns the prompt as revision rev knows it: the prompt's and
+// its arguments' titles from 2025-06-18 on.
+func (p Prompt) ForRevision(rev Revision) Prompt {
+	if rev.HasStructuredOutput() {
+		return p
+	}
+	p.Title = ""
+	args := make([]PromptArgument, len(p.Arguments))
+	for i, a := range p.Arguments {
+		a.Title = ""
+		args[i] = a
+	}
+	if len(args) > 0 {
+		p.Arguments = args
+	}
+	return p
+}
+
+// PromptMessage is one message of a rendered prompt (MCP schema
+// PromptMessage): a role, "user" or "assistant", and one content block of
+// any kind (text, image, audio, embedded resource).
+type PromptMessage struct {
+	Role    string  `json:"role"`
+	Content Content `json:"content"`
+}
+
+// ListPromptsResult answers prompts/list.
+type ListPromptsResult struct {
+	Prompts    []Prompt `json:"prompts"`
+	NextCursor string   `json:"nextCursor,omitempty"`
+}
+
+// GetPromptParams are the params of prompts/get. Arguments is kept raw so
+// that an absent or null value (read as {}) and a value that is not an
+// object of strings can be told apart.
+type GetPromptParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// GetPromptResult answers prompts/get.
+type GetPromptResult struct {
+	Description string          `json:"description,omitempty"`
+	Messages    []PromptMessage `json:"messages"`
+	Meta        map[string]any  `json:"_meta,omitempty"`
+}
+
+// Resource is a concrete resource as resources/list advertises it (MCP
+// schema Resource). Title is new in 2025-06-18.
+type Resource struct {
+	URI         string `json:"uri"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MimeType    string `json:"mimeType,omitempty"`
+}
+
+// ForRevision returns the resource as revision rev knows it.
+func (r Resource) ForRevision(rev Revision) Resource {
+	if !rev.HasStructuredOutput() {
+		r.Title = ""
+	}
+	return r
+}
+
+// ResourceTemplate is a URI template as resources/templates/list advertises
+// it (MCP schema ResourceTemplate; RFC 6570). Title is new in 2025-06-18.
+type ResourceTemplate struct {
+	URITemplate string `json:"uriTemplate"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MimeType    string `json:"mimeType,omitempty"`
+}
+
+// ForRevision returns the template as revision rev knows it.
+func (t ResourceTemplate) ForRevision(rev Revision) ResourceTemplate {
+	if !rev.HasStructuredOutput() {
+		t.Title = ""
+	}
+	return t
+}
+
+// ListResourcesResult answers resources/list.
+type ListResourcesResult struct {
+	Resources  []Resource `json:"resources"`
+	NextCursor string     `json:"nextCursor,omitempty"`
+}
+
+// ListResourceTemplatesResult answers resources/templates/list.
+type ListResourceTemplatesResult struct {
+	ResourceTemplates []ResourceTemplate `json:"resourceTemplates"`
+	NextCursor        string             `json:"nextCursor,omitempty"`
+}
+
+// ResourceURIParams are the params of resources/read, resources/subscribe
+// and resources/unsubscribe.
+type ResourceURIParams struct {
+	URI string `json:"uri"`
+}
+
+// ReadResourceResult answers resources/read.
+type ReadResourceResult struct {
+	Contents []ResourceContents `json:"contents"`
+}
+
+// CompleteReference is what completion/complete completes an argument of:
+// {"type": "ref/prompt", "name"} or {"type": "ref/resource", "uri"} (the
+// URI template, or a fixed resource's URI).
+type CompleteReference struct {
+	Type string `json:"type"`
+	Name string `json:"name,omitempty"`
+	URI  string `json:"uri,omitempty"`
+}
+
+// CompleteParams are the params of completion/complete.
+type CompleteParams struct {
+	Ref      CompleteReference `json:"ref"`
+	Argument struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	} `json:"argument"`
+	// Context carries the values of the reference's other arguments
+	// already given (2025-06-18 and later).
+	Context *struct {
+		Arguments map[string]string `json:"arguments"`
+	} `json:"context,omitempty"`
+}
+
+// Completion is the completion member of CompleteResult: at most 100
+// values, the total number of matches and whether more exist than were
+// sent (Custody always sends both).
+type Completion struct {
+	Values  []string `json:"values"`
+	Total   int      `json:"total"`
+	HasMore bool     `json:"hasMore"`
+}
+
+// CompleteResult answers completion/complete.
+type CompleteResult struct {
+	Completion Completion `json:"completion"`
+}

@@ -126,6 +126,20 @@ type Request struct {
 	srv          *Server
 	progressSent bool
 	lastProgress float64
+	meta         *requestMeta // the 2026 era's per-request _meta; nil in the 2025 era
+	mrtr         *mrtr        // the 2026 era's questions and answers
+}
+
+// Era2026 reports whether the request is of the 2026-07-28 era.
+func (r *Request) Era2026() bool { return r.meta != nil }
+
+// CursorEra names the request's era for sealed cursors: a cursor issued in
+// one era is refused in the other.
+func (r *Request) CursorEra() string {
+	if r.Era2026() {
+		return "2026"
+	}
+	return "legacy"
 }
 
 // AddOp adds a conditional write to the request's one commit.
@@ -144,6 +158,9 @@ type Method struct {
 	// RatesItself marks a method that answers a rate refusal in its own
 	// result (tools/call answers isError RATE_LIMITED); others get 429.
 	RatesItself bool
+	// Cacheable marks a list, read or discover method: its 2026-era results
+	// carry ttlMs and cacheScope.
+	Cacheable bool
 }
 
 // Options configure a Server. The zero value of each field is documented.
@@ -186,6 +203,11 @@ type Options struct {
 	// scope sees only the fixtures (and whose calls are audited like any).
 	// Never set outside that loopback-only profile.
 	AnonymousToken string
+	// States seals 2026-era request states (MRTR); nil refuses every state.
+	States *StateSealer
+	// InstructionsFor returns the instructions for a credential's firm (the
+	// tenant's own document, or the default); nil means Instructions.
+	InstructionsFor func(ctx context.Context, c *auth.Credential) string
 	// StreamPoll is how often a GET stream looks for queued messages (0: 1 s);
 	// Heartbeat is its SSE comment interval (0: 15 s); Recheck is how often it
 	// re-resolves the credential (0: 30 s).
@@ -237,7 +259,16 @@ func NewServer(opts Options) *Server {
 	s.Register("initialize", Method{Handler: s.initialize})
 	s.Register("ping", Method{Handler: func(context.Context, *Request) (any, error) { return struct{}{}, nil }})
 	s.Register("logging/setLevel", Method{Handler: s.setLevel})
+	s.Register("server/discover", Method{Handler: s.discover, Cacheable: true})
 	return s
+}
+
+// instructionsFor returns the instructions sent at initialize and discover.
+func (s *Server) instructionsFor(ctx context.Context, req *Request) string {
+	if s.opts.InstructionsFor != nil && req.Credential != nil {
+		return s.opts.InstructionsFor(ctx, req.Credential)
+	}
+	return s.opts.Instructions
 }
 
 // Register adds or replaces a method.
@@ -499,6 +530,10 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	b, derr := DecodeBody(body)
 	if derr != nil {
 		writeError(w, http.StatusBadRequest, ID{}, &Error{Code: derr.Code, Message: derr.Message})
+		return
+	}
+	if isEra2026(r, b) {
+		s.post2026(w, r, b)
 		return
 	}
 	first := b.Messages[0]
@@ -795,28 +830,56 @@ func (s *Server) rateLimited(x *exchange, m *Message) {
 // call dispatches one request and returns its result or error and its audit
 // row. out is the request's stream (nil inside a batch).
 func (s *Server) call(x *exchange, m *Message, out *stream) (result any, rpcErr *Error, rec audit.Record) {
-	rec = s.auditFor(x, m.Method)
 	md, ok := s.methods[m.Method]
-	if !ok {
+	if !ok || only2026[m.Method] {
+		rec = s.auditFor(x, m.Method)
 		rpcErr = &Error{Code: CodeMethodNotFound, Message: "Method not found."}
 		rec.Outcome = "rpc:" + strconv.Itoa(rpcErr.Code)
 		return nil, rpcErr, rec
 	}
-	if m.Params != nil && !isJSONObject(m.Params) {
-		rpcErr = InvalidParams("Invalid params: params must be an object.")
-		rec.Outcome = "rpc:" + strconv.Itoa(rpcErr.Code)
-		return nil, rpcErr, rec
-	}
-	req := &Request{
+	return s.dispatch(x, md, s.newRequest(x, m, out))
+}
+
+// newRequest makes the Request a handler sees, with its audit row started.
+func (s *Server) newRequest(x *exchange, m *Message, out *stream) *Request {
+	rec := s.auditFor(x, m.Method)
+	return &Request{
 		ID: m.ID, Method: m.Method, Params: m.Params, Revision: x.revision,
 		Credential: x.adm.Credential, Session: x.adm.Session, Rate: x.adm.Rate,
 		Audit: &rec, Started: x.started, Arrived: x.arrived, out: out, srv: s,
 	}
+}
+
+// dispatch runs a known method's handler and returns its result or error
+// and the request's audit row.
+func (s *Server) dispatch(x *exchange, md Method, req *Request) (result any, rpcErr *Error, rec audit.Record) {
+	fail := func(e *Error) (any, *Error, audit.Record) {
+		req.Audit.Outcome = "rpc:" + strconv.Itoa(e.Code)
+		return nil, e, *req.Audit
+	}
+	if req.Params != nil && !isJSONObject(req.Params) {
+		return fail(InvalidParams("Invalid params: params must be an object."))
+	}
+	if req.Era2026() {
+		if e := s.openMRTR(req); e != nil {
+			return fail(e)
+		}
+	}
 	result, err := s.invoke(x.r.Context(), md.Handler, req)
 	x.ops = append(x.ops, req.ops...)
-	if errors.Is(err, ErrAskCancelled) || errors.Is(err, context.Canceled) {
+	rec = *req.Audit
+	switch {
+	case errors.Is(err, ErrAskCancelled) || errors.Is(err, context.Canceled):
 		rec.Outcome = outcomeCancelled
 		return nil, &Error{Code: CodeInternalError, Message: "The request was cancelled."}, rec
+	case errors.Is(err, ErrInputRequired) && req.mrtr != nil && len(req.mrtr.asked) > 0:
+		res, serr := req.mrtr.inputRequired(req.Started)
+		if serr != nil {
+			s.opts.Logger.ErrorContext(x.r.Context(), "seal request state", "requestId", x.reqID, "err", serr)
+			return fail(&Error{Code: CodeInternalError, Message: "Internal error."})
+		}
+		rec.Outcome = "input_required"
+		return res, nil, rec
 	}
 	if req.newSession != nil {
 		x.create = req.newSession
@@ -826,11 +889,11 @@ func (s *Server) call(x *exchange, m *Message, out *stream) (result any, rpcErr 
 	if err != nil {
 		var e *Error
 		if !errors.As(err, &e) {
-			s.opts.Logger.ErrorContext(x.r.Context(), "method failed", "requestId", x.reqID, "method", m.Method, "err", err)
+			s.opts.Logger.ErrorContext(x.r.Context(), "method failed", "requestId", x.reqID, "method", req.Method, "err", err)
 			e = &Error{Code: CodeInternalError, Message: "Internal error."}
 		}
-		rec.Outcome = "rpc:" + strconv.Itoa(e.Code)
-		return nil, e, rec
+		*req.Audit = rec
+		return fail(e)
 	}
 	if rec.Outcome == "" {
 		rec.Outcome = audit.OutcomeOK
@@ -970,7 +1033,7 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter) {
 // initialize negotiates the revision and mints the session (MCP lifecycle
 // §Version Negotiation): a supported legacy revision is echoed; anything else
 // is answered with LatestLegacy, never an echo of an unserved revision.
-func (s *Server) initialize(_ context.Context, req *Request) (any, error) {
+func (s *Server) initialize(ctx context.Context, req *Request) (any, error) {
 	var p InitializeParams
 	if err := DecodeParams(req.Params, &p); err != nil {
 		return nil, err
@@ -1001,7 +1064,7 @@ func (s *Server) initialize(_ context.Context, req *Request) (any, error) {
 	}
 	return InitializeResult{
 		ProtocolVersion: rev, Capabilities: s.opts.Capabilities,
-		ServerInfo: info, Instructions: s.opts.Instructions,
+		ServerInfo: info, Instructions: s.instructionsFor(ctx, req),
 	}, nil
 }
 

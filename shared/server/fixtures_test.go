@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/mcp"
 	"github.com/custodymcp/custody/shared/server/servertest"
 	"github.com/custodymcp/custody/shared/tools"
 )
@@ -92,3 +93,7 @@ func fixtureEnv(t *testing.T, opts servertest.Options) *servertest.Env {
 	opts.RegisterExtra = registerFixtures
 	return servertest.New(t, opts)
 }
+
+type mcpContent = mcp.Content
+
+func textBlock(s string) mcp.Content { return mcp.TextContent(s) }

@@ -6,9 +6,12 @@
 package server
 
 import (
+	"context"
 	"errors"
+	"github.com/custodymcp/custody/shared/auth"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/custodymcp/custody/shared/access"
@@ -38,6 +41,8 @@ type Config struct {
 	CursorKey []byte
 	// CursorTTL is a cursor's lifetime; 0 means 1 h.
 	CursorTTL time.Duration
+	// StateTTL is a 2026-era request state's lifetime; 0 means 10 min.
+	StateTTL time.Duration
 	// Limits are the per-minute rate limits per lane; nil means the defaults.
 	Limits ratelimit.Limits
 	// AllowedOrigins and AllowedHosts: see mcp.Options.
@@ -90,6 +95,15 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.StateTTL == 0 {
+		cfg.StateTTL = 10 * time.Minute
+	}
+	// One configured secret seals cursors and request states; the state key
+	// is derived from it (mcp.NewStateSealer).
+	states, err := mcp.NewStateSealer(cfg.CursorKey, cfg.StateTTL)
+	if err != nil {
+		return nil, err
+	}
 	repo := records.NewRepo(cfg.Store)
 	reg := tools.NewRegistry(tools.Options{
 		Funnel: access.New(repo), Cursors: cursors, PageSize: cfg.ToolPageSize,
@@ -104,24 +118,26 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	srv := mcp.NewServer(mcp.Options{
-		Gate:           gate.New(cfg.Store, cfg.Limits),
-		Store:          cfg.Store,
-		PollMin:        cfg.PollMin,
-		PollMax:        cfg.PollMax,
-		GETStream:      cfg.GETStream,
-		StreamPoll:     cfg.StreamPoll,
-		Heartbeat:      cfg.Heartbeat,
-		Recheck:        cfg.Recheck,
-		AnonymousToken: cfg.AnonymousToken,
-		ServerInfo:     mcp.Implementation{Name: "custody", Title: "Custody", Version: Version},
-		Capabilities:   mcp.ServerCapabilities{Tools: &mcp.ListChangedCapability{}, Logging: &struct{}{}},
-		Instructions:   cfg.Instructions,
-		AllowedOrigins: cfg.AllowedOrigins,
-		AllowedHosts:   cfg.AllowedHosts,
-		MaxBodyBytes:   cfg.MaxBodyBytes,
-		SessionTTL:     cfg.SessionTTL,
-		Now:            cfg.Now,
-		Logger:         cfg.Logger,
+		Gate:            gate.New(cfg.Store, cfg.Limits),
+		Store:           cfg.Store,
+		PollMin:         cfg.PollMin,
+		PollMax:         cfg.PollMax,
+		GETStream:       cfg.GETStream,
+		StreamPoll:      cfg.StreamPoll,
+		Heartbeat:       cfg.Heartbeat,
+		Recheck:         cfg.Recheck,
+		AnonymousToken:  cfg.AnonymousToken,
+		ServerInfo:      mcp.Implementation{Name: "custody", Title: "Custody", Version: Version},
+		Capabilities:    mcp.ServerCapabilities{Tools: &mcp.ListChangedCapability{}, Logging: &struct{}{}},
+		Instructions:    cfg.Instructions,
+		InstructionsFor: tenantInstructions(records.NewRepo(cfg.Store), cfg.Instructions),
+		States:          states,
+		AllowedOrigins:  cfg.AllowedOrigins,
+		AllowedHosts:    cfg.AllowedHosts,
+		MaxBodyBytes:    cfg.MaxBodyBytes,
+		SessionTTL:      cfg.SessionTTL,
+		Now:             cfg.Now,
+		Logger:          cfg.Logger,
 	})
 	reg.Install(srv)
 	return &Server{MCP: srv, Registry: reg}, nil
@@ -137,4 +153,18 @@ func (s *Server) Handler() http.Handler {
 		_, _ = w.Write([]byte(`{"error":"not found: Custody serves MCP at /mcp"}` + "\n"))
 	})
 	return mux
+}
+
+// tenantInstructions returns the firm's own instructions document verbatim
+// when its tenant row has one, and the default otherwise (also when the row
+// cannot be read: instructions are guidance, not authority). One read, at
+// initialize and server/discover only.
+func tenantInstructions(repo *records.Repo, def string) func(context.Context, *auth.Credential) string {
+	return func(ctx context.Context, c *auth.Credential) string {
+		t, err := repo.Tenant(ctx, c.Tenant)
+		if err != nil || strings.TrimSpace(t.Instructions) == "" {
+			return def
+		}
+		return t.Instructions
+	}
 }

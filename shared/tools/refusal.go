@@ -1,5 +1,7 @@
 package tools
 
+import "github.com/custodymcp/custody/shared/mcp"
+
 // Refusal classes (CONTRACTS.md §3).
 const (
 	ClassValidation        = "VALIDATION"
@@ -31,6 +33,8 @@ type Refusal struct {
 	RetryAfterS int `json:"retry_after_s,omitempty"`
 	// Spent says whether a grant was spent (GRANT_INVALID and the upload lane).
 	Spent *bool `json:"spent,omitempty"`
+
+	protocol *mcp.Error // a protocol error to answer instead (classProtocol)
 }
 
 func (r *Refusal) Error() string { return r.Class + ": " + r.Message }
@@ -55,3 +59,27 @@ const (
 
 // cancelled marks a call the client withdrew (it gets no answer at all).
 var cancelled = &Refusal{Class: "CANCELLED"}
+
+// inputRequired marks a 2026-era call that asked the client for input: the
+// transport answers input_required (MRTR).
+var inputRequired = &Refusal{Class: "INPUT_REQUIRED"}
+
+// classProtocol marks a refusal that is a protocol error, not a tool result.
+const classProtocol = "PROTOCOL"
+
+// passThrough returns the error a pipeline outcome becomes instead of a
+// tool result: the call was cancelled, needs input (2026 era), or ended in
+// a protocol error; nil for an ordinary refusal or success.
+func (r *Refusal) passThrough() error {
+	switch {
+	case r == nil:
+		return nil
+	case r == cancelled:
+		return mcp.ErrAskCancelled
+	case r == inputRequired:
+		return mcp.ErrInputRequired
+	case r.protocol != nil:
+		return r.protocol
+	}
+	return nil
+}

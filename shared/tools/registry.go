@@ -27,7 +27,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/custodymcp/custody/shared/access"
@@ -46,8 +45,25 @@ type Spec struct {
 	// Scope is the scope a credential needs to see and call the tool.
 	Scope auth.Scope
 	// Lane is the rate-limit lane ("" means read).
-	Lane        ratelimit.Lane
+	Lane ratelimit.Lane
+	// Requires lists client capabilities the tool cannot work without
+	// ("sampling", "elicitation"): a 2026-era request that does not declare
+	// them is refused -32021 before the tool runs; a 2025 session without
+	// them gets a VALIDATION refusal.
+	Requires []string
+	// AtMostOnce marks a tool with effects that must happen at most once:
+	// in the 2026 era its request state's round is claimed with a
+	// conditional write before it runs, so a replay is refused CONFLICT.
+	AtMostOnce  bool
 	Annotations mcp.ToolAnnotations
+	// InputSchema, when set, is the tool's input schema verbatim: a JSON
+	// object with "type":"object" that tools/list advertises as given (only
+	// compacted) and arguments are validated against, instead of the schema
+	// inferred from the input type, which then only decodes the arguments
+	// (map[string]any fits any schema). For schemas the Go type cannot
+	// express, such as the conformance suite's JSON Schema 2020-12 fixture
+	// ($defs, $anchor, $ref, allOf/anyOf, if/then/else). Nil: inferred.
+	InputSchema json.RawMessage
 }
 
 // MatterScoped is implemented by inputs that name a matter; the pipeline
@@ -140,17 +156,7 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) error {
 	if spec.Lane == "" {
 		spec.Lane = ratelimit.LaneRead
 	}
-	in, err := inferSchema(reflect.TypeFor[In]())
-	if err != nil {
-		return fmt.Errorf("register tool %q: input schema: %w", spec.Name, err)
-	}
-	if in.Type != "object" {
-		return fmt.Errorf("register tool %q: the input type must be a struct", spec.Name)
-	}
-	if in.Properties == nil {
-		in.Properties = map[string]*jsonschema.Schema{} // {"properties":{}}, as clients expect
-	}
-	inJSON, err := json.Marshal(in)
+	inJSON, err := inputSchemaOf(spec, reflect.TypeFor[In]())
 	if err != nil {
 		return fmt.Errorf("register tool %q: %w", spec.Name, err)
 	}
@@ -221,6 +227,12 @@ func (r *Registry) refusalFor(ctx context.Context, name string, err error) *Refu
 		return ref
 	case errors.Is(err, mcp.ErrAskCancelled), errors.Is(err, context.Canceled):
 		return cancelled
+	case errors.Is(err, mcp.ErrInputRequired):
+		return inputRequired
+	case errors.As(err, new(*mcp.Error)):
+		var perr *mcp.Error
+		errors.As(err, &perr)
+		return &Refusal{Class: classProtocol, protocol: perr}
 	case errors.Is(err, mcp.ErrNoStream), errors.Is(err, mcp.ErrNotDeclared):
 		return Refuse(ClassValidation, msgCannotAsk)
 	case errors.Is(err, mcp.ErrAskExpired):
@@ -238,7 +250,7 @@ func (r *Registry) refusalFor(ctx context.Context, name string, err error) *Refu
 
 // Install registers tools/list and tools/call on the server.
 func (r *Registry) Install(s *mcp.Server) {
-	s.Register("tools/list", mcp.Method{Handler: r.list})
+	s.Register("tools/list", mcp.Method{Handler: r.list, Cacheable: true})
 	s.Register("tools/call", mcp.Method{Handler: r.call, Lane: r.lane, RatesItself: true})
 }
 
@@ -307,7 +319,7 @@ func (r *Registry) list(_ context.Context, req *mcp.Request) (any, error) {
 		return nil, err
 	}
 	names := r.visible(req.Credential)
-	scope := mcp.CursorScope{Method: "tools/list", CredentialID: req.Credential.ID, Keys: names, Era: "legacy"}
+	scope := mcp.CursorScope{Method: "tools/list", CredentialID: req.Credential.ID, Keys: names, Era: req.CursorEra()}
 	start, end, next, err := r.opts.Cursors.PageOf(p.Cursor, scope, r.opts.PageSize, req.Started)
 	if err != nil {
 		return nil, mcp.InvalidParams("Invalid params: the cursor is not one this server issued for this list, or it has expired.")
@@ -348,8 +360,8 @@ func (r *Registry) call(ctx context.Context, req *mcp.Request) (any, error) {
 	}
 	req.Audit.Tool = p.Name
 	structured, refusal := r.govern(ctx, req, t, args, doc)
-	if refusal == cancelled {
-		return nil, mcp.ErrAskCancelled // the client withdrew the call: no answer
+	if err := refusal.passThrough(); err != nil {
+		return nil, err // cancelled, input required, or a protocol error
 	}
 	if refusal != nil {
 		req.Audit.Outcome = refusal.Class
@@ -369,6 +381,15 @@ func (r *Registry) govern(ctx context.Context, req *mcp.Request, t *tool, args j
 	if r.opts.KillSwitch.FrozenTenants[cred.Tenant] || r.opts.KillSwitch.DisabledTools[t.spec.Name] {
 		return nil, Refuse(ClassKillSwitch, msgKillSwitch)
 	}
+	if missing := missingCapabilities(req, t.spec.Requires); missing != nil {
+		if req.Era2026() {
+			// Decided before anything runs (PROTOCOL.md "body first", step 4).
+			return nil, &Refusal{Class: classProtocol, protocol: &mcp.Error{Code: mcp.CodeMissingRequiredCapability,
+				Message: "This tool needs a client capability the request did not declare.",
+				Data:    map[string]any{"requiredCapabilities": missing}}}
+		}
+		return nil, Refuse(ClassValidation, msgCannotAsk)
+	}
 	if err := t.validator.Validate(doc); err != nil {
 		return nil, validationRefusal(err)
 	}
@@ -382,6 +403,14 @@ func (r *Registry) govern(ctx context.Context, req *mcp.Request, t *tool, args j
 		secs := req.Rate.RetryAfterSeconds()
 		return nil, &Refusal{Class: ClassRateLimited, Limit: req.Rate.Limit, RetryAfterS: secs,
 			Message: fmt.Sprintf("Rate limit exceeded for this credential: retry after %d seconds.", secs)}
+	}
+	if t.spec.AtMostOnce {
+		switch err := req.ClaimOnce(ctx); {
+		case errors.Is(err, mcp.ErrReplay):
+			return nil, Refuse(ClassConflict, "This request was already carried out; it runs at most once and was not run again.")
+		case err != nil:
+			return nil, r.refusalFor(ctx, t.spec.Name, err)
+		}
 	}
 	c := &Call{
 		Credential: cred,
@@ -450,4 +479,24 @@ func (r *Registry) refusalResult(req *mcp.Request, ref *Refusal) *mcp.CallToolRe
 		res.Content = append(res.Content, mcp.TextContent(string(raw)))
 	}
 	return res
+}
+
+// missingCapabilities returns the client capabilities a tool requires that
+// the request did not declare ({"sampling": {}}), or nil.
+func missingCapabilities(req *mcp.Request, required []string) map[string]any {
+	if len(required) == 0 {
+		return nil
+	}
+	var declared map[string]json.RawMessage
+	_ = json.Unmarshal(req.ClientCapabilities(), &declared)
+	var missing map[string]any
+	for _, c := range required {
+		if declared[c] == nil {
+			if missing == nil {
+				missing = map[string]any{}
+			}
+			missing[c] = map[string]any{}
+		}
+	}
+	return missing
 }

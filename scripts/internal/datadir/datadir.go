@@ -1,6 +1,7 @@
 // Package datadir is the local all-in-one server's data folder: the
 // embedded store's file and the 0600 files beside it (the dev key, the admin
-// token, the cursor sealing key, the running server's admin address). It is
+// token, the cursor sealing key, the running server's admin address, the
+// conformance fixture profile's key). It is
 // shared by scripts/dev and scripts/custodyctl and nothing else.
 package datadir
 
@@ -36,6 +37,8 @@ const (
 	AdminTokenFile = "admin-token"
 	CursorKeyFile  = "cursor.key"
 	AdminAddrFile  = "admin-addr"
+	// ConformanceKeyFile is the fixture profile's key (scripts/dev -conformance).
+	ConformanceKeyFile = "conformance-key"
 )
 
 // Read returns a file's trimmed content; fs.ErrNotExist when absent.

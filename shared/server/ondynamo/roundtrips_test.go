@@ -281,7 +281,8 @@ func TestRoundTripsPerCallTypeAreExactlyWhatDecisionsAllow(t *testing.T) {
 		batch  int    // a batch: the number of responses expected
 		want   cost
 	}{
-		{name: "initialize", status: 200, want: authed(0, 0),
+		// initialize reads the tenant row for the firm's own instructions.
+		{name: "initialize", status: 200, want: authed(1, 0),
 			call: func(t *testing.T) *servertest.Response {
 				r := send(attorney, nil, initBody(rev))(t)
 				sid = r.Header.Get("Mcp-Session-Id")
@@ -360,7 +361,7 @@ func TestRoundTripsPerCallTypeAreExactlyWhatDecisionsAllow(t *testing.T) {
 
 		// A key allowed one read a minute: initialize takes it, then every
 		// call is refused and writes its audit row alone.
-		{name: "initialize (limit 1/min: the one allowed)", status: 200, want: authed(0, 0),
+		{name: "initialize (limit 1/min: the one allowed)", status: 200, want: authed(1, 0),
 			call: func(t *testing.T) *servertest.Response {
 				r := send(limitedKey, nil, initBody(rev))(t)
 				limitedSID = r.Header.Get("Mcp-Session-Id")

@@ -1,0 +1,222 @@
+// Command conformance is `make conformance` (and so part of `make test`):
+// Custody against MCP implementations nobody here wrote.
+//
+//  1. It installs, into the git-ignored .tools/ and only when missing or
+//     changed, Node 22 from npm (node-<os>-<arch>@NodeVersion; the machine's
+//     npm is only the installer), the official conformance suite in two
+//     releases side by side (scripts/conformance/npm/<version>/, each a
+//     package.json and a lockfile pinning every dependency, the SDK client
+//     the suite drives included) and the TypeScript SDK interop test
+//     (scripts/interop/ts/). Installs run no package scripts.
+//  2. It builds scripts/dev and starts it with -conformance on a free
+//     loopback port and a fresh data folder (the first start seeds the demo
+//     firm and mints the dev and fixture keys), waiting until it answers.
+//  3. It runs `conformance server --url … -o DIR` of 0.1.16 (the 2025-era
+//     scenarios) and of 0.2.0-alpha.12 with --requirements 2025-11-25,
+//     printing each run's output as it comes. A suite's exit code already
+//     ignores its unscored scenarios; any non-zero exit fails the command.
+//  4. It restarts the server on the same folder with a page size of 2 and
+//     runs the TypeScript SDK interop test (node --test) against it: the dev
+//     key's session pages every Custody list, reads, gets a prompt and calls
+//     a tool; an unauthenticated session (the fixture profile) answers a form
+//     elicitation and a sampling request from its own handlers.
+//
+// The servers are stopped in every case (and die with this process on
+// Linux). Results (each scenario's checks.json, the server logs) stay in a
+// temporary folder when anything failed, and its path is printed; -o keeps
+// them in a folder of your choice.
+//
+// The 2026-07-28 requirement set (--requirements 2026-07-28) is not run yet:
+// that era's pipeline is a later issue.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Pinned versions (DECISIONS.md "Versions"). The suites and the SDK are
+// pinned with their whole dependency trees by the lockfiles beside this file
+// and in scripts/interop/ts.
+const (
+	NodeVersion = "22.23.5"
+	SDKVersion  = "1.32.2"
+)
+
+// interopPageSize is the list page size of the interop run: small, so every
+// list takes several pages.
+const interopPageSize = 2
+
+// suite is one pinned release of the conformance suite and its arguments
+// after `server --url URL -o DIR`.
+type suite struct {
+	Version string
+	Args    []string
+}
+
+// suites are the runs of `make conformance`, in order.
+func suites() []suite {
+	return []suite{
+		{Version: "0.1.16"},
+		{Version: "0.2.0-alpha.12", Args: []string{"--requirements", "2025-11-25"}},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run does everything and returns the exit code: 0 when every suite and the
+// interop test passed, 1 when one failed, 2 when the run could not be made.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	flags := flag.NewFlagSet("conformance", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	out := flags.String("o", "", "keep results (checks.json per scenario, server logs) in this folder (default: a temporary one, kept only on failure)")
+	timeout := flags.Duration("timeout", 10*time.Minute, "time limit of each suite run and of the interop test")
+	if err := flags.Parse(args); err != nil {
+		return 2
+	}
+	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "conformance: "+format+"\n", a...) }
+
+	root, err := repoRoot()
+	if err != nil {
+		logf("%v", err)
+		return 2
+	}
+	results := *out
+	keep := results != ""
+	if results == "" {
+		if results, err = os.MkdirTemp("", "custody-conformance-"); err != nil {
+			logf("%v", err)
+			return 2
+		}
+	} else if err := os.MkdirAll(results, 0o755); err != nil {
+		logf("%v", err)
+		return 2
+	}
+	failed := false
+	defer func() {
+		if keep || failed {
+			logf("results and server logs are in %s", results)
+			return
+		}
+		os.RemoveAll(results)
+	}()
+	fail := func(format string, a ...any) int {
+		logf(format, a...)
+		failed = true
+		return 2
+	}
+
+	inst := &installer{root: root, tools: filepath.Join(root, ".tools"), log: logf, stdout: stdout, stderr: stderr}
+	node, err := inst.node(ctx)
+	if err != nil {
+		return fail("install Node %s: %v", NodeVersion, err)
+	}
+	for _, s := range suites() {
+		if err := inst.tree(ctx, filepath.Join(root, "scripts", "conformance", "npm", s.Version), inst.suiteDir(s.Version)); err != nil {
+			return fail("install the conformance suite %s: %v", s.Version, err)
+		}
+	}
+	interopDir := filepath.Join(inst.tools, "interop-ts")
+	if err := inst.tree(ctx, filepath.Join(root, "scripts", "interop", "ts"), interopDir); err != nil {
+		return fail("install the interop test: %v", err)
+	}
+
+	bin, err := os.MkdirTemp("", "custody-conformance-bin-")
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer os.RemoveAll(bin)
+	dev := filepath.Join(bin, "dev")
+	logf("building scripts/dev")
+	if err := goBuild(ctx, root, dev, "./scripts/dev", stderr); err != nil {
+		return fail("build scripts/dev: %v", err)
+	}
+	data := filepath.Join(bin, "data") // a fresh folder: the first start seeds
+
+	var summary []string
+	var ranAll = true
+	func() {
+		srv, err := startDev(ctx, dev, data, filepath.Join(results, "dev-suites.log"), logf)
+		if err != nil {
+			logf("start the dev server: %v", err)
+			ranAll = false
+			return
+		}
+		defer srv.stop()
+		for _, s := range suites() {
+			res := runSuite(ctx, node, inst.suiteDir(s.Version), s, srv.URL, filepath.Join(results, s.Version), *timeout, stdout)
+			summary = append(summary, res.String())
+			if !res.ok() {
+				failed = true
+			}
+		}
+	}()
+	func() {
+		if !ranAll || ctx.Err() != nil {
+			return
+		}
+		srv, err := startDev(ctx, dev, data, filepath.Join(results, "dev-interop.log"), logf,
+			"-page-size", fmt.Sprint(interopPageSize))
+		if err != nil {
+			logf("restart the dev server: %v", err)
+			ranAll = false
+			return
+		}
+		defer srv.stop()
+		res := runInterop(ctx, node, interopDir, filepath.Join(root, "scripts", "interop", "ts"), srv.URL, data, *timeout, stdout)
+		summary = append(summary, res.String())
+		if !res.ok() {
+			failed = true
+		}
+	}()
+
+	fmt.Fprintln(stdout, "\n=== make conformance ===")
+	for _, line := range summary {
+		fmt.Fprintln(stdout, line)
+	}
+	switch {
+	case !ranAll || ctx.Err() != nil:
+		failed = true
+		fmt.Fprintln(stdout, "FAILED: not every run could be made (see above)")
+		return 2
+	case failed:
+		fmt.Fprintln(stdout, "FAILED")
+		return 1
+	}
+	fmt.Fprintln(stdout, "ok")
+	return 0
+}
+
+// repoRoot is the folder of the go.mod of module github.com/custodymcp/custody
+// at or above the working directory.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && strings.HasPrefix(string(b), "module github.com/custodymcp/custody\n") {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("run me inside the Custody checkout (no go.mod of github.com/custodymcp/custody above the working directory)")
+		}
+		dir = parent
+	}
+}

@@ -1,0 +1,259 @@
+package mcp
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/custodymcp/custody/shared/store"
+)
+
+// Multi-round-trip requests (MRTR, MCP 2026-07-28; PROTOCOL.md "Elicitation
+// and sampling"). A tool, prompt or resource that needs input from the
+// client asks through its Peer exactly as in the 2025 era; in the 2026 era
+// the question is not sent on a stream but returned as
+//
+//	{"resultType":"input_required","inputRequests":{key:{method,params}},"requestState":"…"}
+//
+// and the client retries the same request (a new JSON-RPC id) with
+// params.inputResponses keyed alike and the echoed requestState. The tool
+// runs again from the start; questions answered in this or an earlier round
+// return their answers, the first unanswered ones are asked.
+//
+// requestState is attacker-controlled. It is sealed with AES-256-GCM under a
+// configured secret and binds the credential id, the method, the tool,
+// prompt or resource name, the digest of the arguments (never of
+// inputResponses or _meta), an expiry, the round and a nonce; it carries
+// the answers of earlier rounds. An edited, foreign-credential, other-name,
+// other-arguments or expired state is refused with -32602. A state is not
+// single-use by itself: a tool with effects that must happen at most once
+// claims the state's nonce with a conditional write before it acts
+// (Request.ClaimOnce), so a replay is refused.
+
+// ErrInputRequired is what Peer.Ask returns in the 2026 era when the answer
+// is not in the request: the handler returns it (after asking every question
+// it can ask at once) and the server answers input_required.
+var ErrInputRequired = errors.New("mcp: input required from the client")
+
+// ErrReplay: a request carried out at most once was carried out already.
+var ErrReplay = errors.New("mcp: this request was already carried out")
+
+// StateSealer seals and opens MRTR request states.
+type StateSealer struct {
+	aead cipher.AEAD
+	ttl  time.Duration
+}
+
+// NewStateSealer returns a sealer keyed by secret (at least 32 bytes; the
+// AES key is derived from it, so one configured secret can serve cursors
+// and states) with states valid for ttl (DECISIONS.md: 10 min).
+func NewStateSealer(secret []byte, ttl time.Duration) (*StateSealer, error) {
+	if len(secret) < 32 {
+		return nil, errors.New("request-state secret must be at least 32 bytes")
+	}
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte("custody-mrtr-state-v1"))
+	block, err := aes.NewCipher(m.Sum(nil))
+	if err != nil {
+		return nil, err
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	return &StateSealer{aead: aead, ttl: ttl}, nil
+}
+
+// mrtrState is what a requestState carries.
+type mrtrState struct {
+	Cred    string                     `json:"c"`
+	Method  string                     `json:"m"`
+	Name    string                     `json:"n"`
+	Args    string                     `json:"a"`
+	Exp     int64                      `json:"e"`
+	Round   int                        `json:"r"`
+	Nonce   string                     `json:"o"`
+	Answers map[string]json.RawMessage `json:"x,omitempty"`
+}
+
+func (s *StateSealer) seal(st mrtrState) (string, error) {
+	plain, err := json.Marshal(st)
+	if err != nil {
+		return "", err
+	}
+	nonce := make([]byte, s.aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return "", err
+	}
+	sealed := s.aead.Seal(nonce, nonce, plain, []byte("custody-mrtr"))
+	return base64.RawURLEncoding.EncodeToString(sealed), nil
+}
+
+// errBadState is every requestState refusal (which binding broke is not said).
+var errBadState = &Error{Code: CodeInvalidParams, Message: "Invalid params: requestState integrity check failed, or it expired, or it belongs to another request."}
+
+func (s *StateSealer) open(token string) (mrtrState, bool) {
+	var st mrtrState
+	raw, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil || len(raw) < s.aead.NonceSize()+s.aead.Overhead() || len(token) > 64<<10 {
+		return st, false
+	}
+	n := s.aead.NonceSize()
+	plain, err := s.aead.Open(nil, raw[:n], raw[n:], []byte("custody-mrtr"))
+	if err != nil || json.Unmarshal(plain, &st) != nil {
+		return st, false
+	}
+	return st, true
+}
+
+// mrtr is one 2026 request's questions and answers.
+type mrtr struct {
+	sealer  *StateSealer
+	binding mrtrState // cred, method, name, args of this request
+	answers map[string]json.RawMessage
+	round   int
+	nonce   string // the nonce of the state this request carried ("" in round 1)
+	asked   map[string]any
+}
+
+// argsDigest is the SHA-256 of the arguments' canonical JSON (keys sorted;
+// absent and null arguments are {}).
+func argsDigest(raw json.RawMessage) string {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil || v == nil {
+		v = map[string]any{}
+	}
+	b, _ := json.Marshal(v) // map keys are sorted by encoding/json
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// openMRTR reads a 2026 request's inputResponses and requestState and
+// verifies the state's bindings. Methods that cannot ask (lists, discover)
+// get no MRTR.
+func (s *Server) openMRTR(req *Request) *Error {
+	var name string
+	var args json.RawMessage
+	var p struct {
+		Name           string          `json:"name"`
+		URI            string          `json:"uri"`
+		Arguments      json.RawMessage `json:"arguments"`
+		InputResponses json.RawMessage `json:"inputResponses"`
+		RequestState   *string         `json:"requestState"`
+	}
+	if err := json.Unmarshal(req.Params, &p); err != nil {
+		return InvalidParams("Invalid params: the params do not match the method's schema.")
+	}
+	switch req.Method {
+	case "tools/call", "prompts/get":
+		name, args = p.Name, p.Arguments
+	case "resources/read":
+		name = p.URI
+	default:
+		return nil
+	}
+	m := &mrtr{
+		sealer:  s.opts.States,
+		binding: mrtrState{Cred: req.Credential.ID, Method: req.Method, Name: name, Args: argsDigest(args)},
+		answers: map[string]json.RawMessage{},
+		asked:   map[string]any{},
+	}
+	if p.RequestState != nil {
+		if m.sealer == nil {
+			return errBadState
+		}
+		st, ok := m.sealer.open(*p.RequestState)
+		if !ok || st.Cred != m.binding.Cred || st.Method != m.binding.Method || st.Name != m.binding.Name ||
+			st.Args != m.binding.Args || req.Started.Unix() >= st.Exp {
+			return errBadState
+		}
+		m.round, m.nonce = st.Round, st.Nonce
+		for k, v := range st.Answers {
+			m.answers[k] = v
+		}
+	}
+	if len(p.InputResponses) > 0 && string(p.InputResponses) != "null" {
+		var responses map[string]json.RawMessage
+		if err := json.Unmarshal(p.InputResponses, &responses); err != nil {
+			return InvalidParams("Invalid params: inputResponses must be an object of answers.")
+		}
+		for k, v := range responses {
+			if !isJSONObject(v) {
+				return InvalidParams("Invalid params: every inputResponses entry must be an object.")
+			}
+			m.answers[k] = v
+		}
+	}
+	req.mrtr = m
+	return nil
+}
+
+// ask answers a question from this request's answers, or records it.
+func (m *mrtr) ask(key, method string, params any) (json.RawMessage, error) {
+	if a, ok := m.answers[key]; ok {
+		return a, nil
+	}
+	m.asked[key] = map[string]any{"method": method, "params": params}
+	return nil, ErrInputRequired
+}
+
+// inputRequired builds the input_required result for the questions asked.
+func (m *mrtr) inputRequired(now time.Time) (Encoded, error) {
+	if m.sealer == nil {
+		return nil, errors.New("no request-state secret configured")
+	}
+	nonce := m.nonce
+	if nonce == "" {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		nonce = hex.EncodeToString(b[:])
+	}
+	st := m.binding
+	st.Exp = now.Add(m.sealer.ttl).Unix()
+	st.Round = m.round + 1
+	st.Nonce = nonce
+	st.Answers = m.answers
+	state, err := m.sealer.seal(st)
+	if err != nil {
+		return nil, err
+	}
+	requests := make(map[string]any, len(m.asked))
+	for k, q := range m.asked {
+		requests[k] = q
+	}
+	b, err := Marshal(map[string]any{"resultType": "input_required", "inputRequests": requests, "requestState": state})
+	return Encoded(b), err
+}
+
+// ClaimOnce claims the request's MRTR nonce with a conditional write, so a
+// replayed final round of a tool that must act at most once is refused with
+// ErrReplay. Without a requestState (a request that asked nothing) there is
+// nothing to replay and it does nothing.
+func (r *Request) ClaimOnce(ctx context.Context) error {
+	if r.mrtr == nil || r.mrtr.nonce == "" || r.srv == nil || r.srv.opts.Store == nil {
+		return nil
+	}
+	// One claim per round: a later round of the same request carries a new
+	// round number and claims anew; a replayed round finds its claim taken.
+	k := store.Key{PK: "MRTR#" + r.mrtr.nonce, SK: "ROUND#" + strconv.Itoa(r.mrtr.round)}
+	err := r.srv.opts.Store.Put(ctx, store.Item{PK: k.PK, SK: k.SK, Version: 1,
+		ExpiresAt: r.Started.Add(2 * r.srv.opts.States.ttl).Unix(),
+		Attrs:     map[string]any{"credential_id": r.Credential.ID}}, store.NotExists())
+	if errors.Is(err, store.ErrExists) {
+		return ErrReplay
+	}
+	if err != nil {
+		return fmt.Errorf("claim request nonce: %w", err)
+	}
+	return nil
+}
