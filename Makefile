@@ -4,12 +4,12 @@
 SHELL := /bin/bash
 GO    ?= go
 
-.PHONY: run test test-go vet bench clean tools-rie build-McpFunction
+.PHONY: run test test-go vet fuzz bench clean tools-rie build-McpFunction
 
 run:
 	$(GO) run ./scripts/dev
 
-test: tools-rie vet test-go
+test: tools-rie vet test-go fuzz
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -17,6 +17,25 @@ vet:
 
 test-go:
 	$(GO) test -race -count=1 ./...
+
+# Fuzz targets of the parsers that face untrusted input, each run for
+# FUZZTIME. Crashers found land in the package's testdata/fuzz and are then
+# replayed by every `go test` as seeds: commit them.
+FUZZTIME ?= 10s
+FUZZ_TARGETS := \
+	shared/mcp:FuzzDecodeBody \
+	shared/mcp:FuzzEraDetectionAndChecks \
+	shared/mcp:FuzzCursorOpen \
+	shared/mcp:FuzzRequestStateOpen \
+	shared/store/filestore:FuzzDecodeItem
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; fn=$${t##*:}; \
+	  echo "fuzz $$fn ($$pkg, $(FUZZTIME))"; \
+	  $(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) 2>&1 | grep -E '^(fuzz: elapsed: [0-9]+s, execs|ok|FAIL|---|\s)' | tail -3; \
+	  test $${PIPESTATUS[0]} -eq 0; \
+	done
 
 # Tools the tests run, installed with the Go toolchain into the git-ignored
 # .tools/bin. Each install leaves a stamp named after the pinned version, so
