@@ -75,8 +75,11 @@ func metaOf(params json.RawMessage) (raw map[string]json.RawMessage, ok bool) {
 // A 2026 request's Mcp-Session-Id header is ignored (the revision has no
 // sessions); without _meta, a session header keeps the request legacy.
 func isEra2026(r *http.Request, b *Body) bool {
-	if meta, ok := metaOf(b.Messages[0].Params); ok && meta[metaProtocolVersion] != nil {
-		return true
+	params := b.Messages[0].Params
+	if bytes.Contains(params, []byte(metaProtocolVersion)) { // parse only when it may be there
+		if meta, ok := metaOf(params); ok && meta[metaProtocolVersion] != nil {
+			return true
+		}
 	}
 	rev, ok := protocolHeader(r)
 	return ok && !rev.IsLegacy() && r.Header.Get(headerSessionID) == ""
