@@ -29,7 +29,17 @@ type session struct {
 	version string // negotiated protocol revision
 	nextID  int64
 	buf     bytes.Buffer // response body, reused
+	// era2026 speaks 2026-07-28: no handshake, _meta on every request.
+	era2026 bool
+	tool    string // the tool of the request being sent (Mcp-Name)
 }
+
+// rev2026 and meta2026 are the 2026-07-28 revision and the request _meta
+// the bench sends with it (no client capabilities).
+const (
+	rev2026  = "2026-07-28"
+	meta2026 = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"custody-bench","version":"1"}}`
+)
 
 // callError is a failed call, classified for the error counts.
 type callError struct {
@@ -39,13 +49,18 @@ type callError struct {
 
 func (e *callError) Error() string { return e.Kind + ": " + e.Detail }
 
-func newSession(hc *http.Client, url, key string) *session {
-	return &session{http: hc, url: url, key: key}
+func newSession(hc *http.Client, url, key string, era2026 bool) *session {
+	return &session{http: hc, url: url, key: key, era2026: era2026}
 }
 
 // initialize runs the handshake: initialize, then notifications/initialized.
+// The 2026-07-28 revision has none: the session only remembers its revision.
 func (s *session) initialize(ctx context.Context) error {
 	s.id, s.version = "", ""
+	if s.era2026 {
+		s.version = rev2026
+		return nil
+	}
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"custody-bench","version":"1"}}}`, protocolVersion)
 	resp, raw, err := s.post(ctx, []byte(body))
 	if err != nil {
@@ -80,7 +95,12 @@ func (s *session) callTool(ctx context.Context, name, argsJSON string) (json.Raw
 	b = append(b, name...)
 	b = append(b, `","arguments":`...)
 	b = append(b, argsJSON...)
+	if s.era2026 {
+		b = append(b, ',')
+		b = append(b, meta2026...)
+	}
 	b = append(b, `}}`...)
+	s.tool = name
 	_, raw, err := s.post(ctx, b)
 	if err != nil {
 		return nil, err
@@ -161,6 +181,10 @@ func (s *session) headers(req *http.Request) {
 	}
 	if s.version != "" {
 		req.Header.Set("MCP-Protocol-Version", s.version)
+	}
+	if s.era2026 && s.tool != "" {
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", s.tool)
 	}
 }
 

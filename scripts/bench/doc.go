@@ -38,6 +38,13 @@
 // with DELETE after each level. The requested protocol revision is
 // 2025-11-25; the negotiated one is sent as MCP-Protocol-Version.
 //
+// The -2026 targets (custody-2026, go-sdk-2026) run the same server and the
+// same call in the stateless 2026-07-28 revision: no initialize and no
+// session; every tools/call carries params._meta (protocol version, empty
+// client capabilities, client info) and the MCP-Protocol-Version, Mcp-Method
+// and Mcp-Name headers. Their CPU per call beside the 2025 targets is what
+// the new revision costs each server.
+//
 // Errors. Every failed call of a level is counted, warm-up included: a
 // transport error, any status but 200, a JSON-RPC error, or a result with
 // isError (Custody's refusal class is recorded, e.g. "isError RATE_LIMITED").
@@ -108,7 +115,7 @@
 //
 // Usage (run.sh builds the binaries and passes these):
 //
-//	taskset -c 1 bench -bin DIR -work DIR [-targets go-sdk,mcp-go,custody]
+//	taskset -c 1 bench -bin DIR -work DIR [-targets go-sdk,mcp-go,custody,go-sdk-2026,custody-2026]
 //	    [-levels 1,8,64] [-warmup 2s] [-duration 10s] [-starts 11]
 //	    [-server-cpu 0] [-case-id m_meridian] [-server-env K=V]...
 //	    [-json FILE] [-text FILE] [-allow-errors]

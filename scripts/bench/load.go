@@ -77,6 +77,7 @@ type second struct {
 type levelConfig struct {
 	http        *http.Client
 	url, key    string
+	era2026     bool
 	tool, args  string
 	concurrency int
 	warmup      time.Duration
@@ -113,7 +114,7 @@ func runLevel(ctx context.Context, cfg levelConfig) (levelResult, error) {
 		}
 	}()
 	for i := range cfg.concurrency {
-		s := newSession(cfg.http, cfg.url, cfg.key)
+		s := newSession(cfg.http, cfg.url, cfg.key, cfg.era2026)
 		if err := s.initialize(ctx); err != nil {
 			return res, fmt.Errorf("initialize session %d of %d: %w", i+1, cfg.concurrency, err)
 		}

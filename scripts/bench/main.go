@@ -52,7 +52,7 @@ func main() {
 
 func run() error {
 	cfg := &config{}
-	targets := flag.String("targets", "go-sdk,mcp-go,custody", "targets to measure, in order")
+	targets := flag.String("targets", "go-sdk,mcp-go,custody,go-sdk-2026,custody-2026", "targets to measure, in order (a -2026 target speaks the stateless 2026-07-28 revision)")
 	levels := flag.String("levels", "1,8,64", "concurrency levels (workers)")
 	flag.StringVar(&cfg.bin, "bin", "", "folder with the built binaries: gosdk, mcpgo, custody, custodyctl (required)")
 	flag.StringVar(&cfg.work, "work", "", "scratch folder for logs and Custody's data (required)")
@@ -182,13 +182,16 @@ func describe(cfg *config, name string) (*target, error) {
 	case "mcp-go":
 		return &target{Name: name, Bin: filepath.Join(cfg.bin, "mcpgo"),
 			Args: func(addr string) []string { return []string{"-addr", addr} }}, nil
-	case "custody":
-		t := &target{Name: name, Bin: filepath.Join(cfg.bin, "custody"),
+	case "go-sdk-2026":
+		return &target{Name: name, Bin: filepath.Join(cfg.bin, "gosdk"), Era2026: true,
+			Args: func(addr string) []string { return []string{"-addr", addr} }}, nil
+	case "custody", "custody-2026":
+		t := &target{Name: name, Bin: filepath.Join(cfg.bin, "custody"), Era2026: name == "custody-2026",
 			Args: func(addr string) []string { return []string{"-addr", addr, "-data", cfg.custodyData} }}
 		t.Setup = custodySetup(cfg)
 		return t, nil
 	}
-	return nil, fmt.Errorf("unknown target %q (want go-sdk, mcp-go or custody)", name)
+	return nil, fmt.Errorf("unknown target %q (want go-sdk, go-sdk-2026, mcp-go, custody or custody-2026)", name)
 }
 
 func logf(format string, args ...any) {

@@ -28,6 +28,9 @@ type target struct {
 	Key string
 	// Setup runs once before anything is measured (Custody: seed + mint).
 	Setup func(ctx context.Context, t *target) error
+	// Era2026 speaks the stateless 2026-07-28 revision: no initialize, no
+	// session; every call carries its _meta and the standard headers.
+	Era2026 bool
 }
 
 // targetResult is everything measured about one target.
@@ -81,7 +84,7 @@ func startupClient() *http.Client {
 func awaitInitialize(ctx context.Context, hc *http.Client, p *process, addr, key string, timeout time.Duration) (time.Time, error) {
 	deadline := time.Now().Add(timeout)
 	body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"custody-bench","version":"1"}}}`, protocolVersion)
-	s := newSession(hc, "http://"+addr+"/mcp", key)
+	s := newSession(hc, "http://"+addr+"/mcp", key, false)
 	var last error
 	for {
 		_, raw, err := s.post(ctx, body)
@@ -266,7 +269,7 @@ func benchTarget(ctx context.Context, cfg *config, hc *http.Client, t *target) (
 
 	url := "http://" + addr + "/mcp"
 	args := fmt.Sprintf(`{"case_id":%q}`, cfg.caseID)
-	probe := newSession(hc, url, t.Key)
+	probe := newSession(hc, url, t.Key, t.Era2026)
 	if err := probe.initialize(ctx); err != nil {
 		return fail(fmt.Errorf("probe initialize: %w", err))
 	}
@@ -279,7 +282,7 @@ func benchTarget(ctx context.Context, cfg *config, hc *http.Client, t *target) (
 
 	for _, c := range cfg.levels {
 		lr, err := runLevel(ctx, levelConfig{
-			http: hc, url: url, key: t.Key, tool: cfg.tool, args: args,
+			http: hc, url: url, key: t.Key, era2026: t.Era2026, tool: cfg.tool, args: args,
 			concurrency: c, warmup: cfg.warmup, duration: cfg.duration,
 			pid: p.pid(), cpu: cfg.serverCPU, clkTck: cfg.clkTck,
 		})
