@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/custodymcp/custody/shared/records"
+	"github.com/custodymcp/custody/shared/resources"
 	"github.com/custodymcp/custody/shared/store"
+	"github.com/custodymcp/custody/shared/subscriptions"
 )
 
 // The record's administration beside the keys': a new tenant, an import in
@@ -99,10 +101,20 @@ type ScreenResult struct {
 	Screened []string `json:"screened"`
 	// Changed is false when the matter already said so (nothing written).
 	Changed bool `json:"changed"`
+	// Notified counts the notifications/resources/updated queued for
+	// sessions subscribed to the matter's resources.
+	Notified int `json:"notified"`
+	// NotifyError, when set, says the screen changed but some subscribers
+	// were not notified (the store failed after the change was written).
+	NotifyError string `json:"notify_error,omitempty"`
 }
 
 // Screen changes a matter's screens (records.Screen): the access funnel
-// refuses a screened principal on its next call.
+// refuses a screened principal on its next call. When the screen changed,
+// the sessions subscribed to the matter's resources
+// (resources.MatterResourceURIs) are sent notifications/resources/updated
+// on their GET streams (subscriptions.Notify); a notification failure does
+// not undo the change and is reported in NotifyError.
 func Screen(ctx context.Context, st store.Store, req ScreenRequest, now time.Time) (ScreenResult, error) {
 	m, changed, err := records.Screen(ctx, st, req.Tenant, req.CaseID, req.Principal, req.Screened, req.Reason, now)
 	switch {
@@ -117,7 +129,18 @@ func Screen(ctx context.Context, st store.Store, req ScreenRequest, now time.Tim
 	if screened == nil {
 		screened = []string{}
 	}
-	return ScreenResult{CaseID: m.ID, Screened: screened, Changed: changed}, nil
+	res := ScreenResult{CaseID: m.ID, Screened: screened, Changed: changed}
+	if changed {
+		for _, uri := range resources.MatterResourceURIs(m.ID) {
+			n, err := subscriptions.Notify(ctx, st, now, req.Tenant, uri)
+			res.Notified += n
+			if err != nil {
+				res.NotifyError = "the screen changed, but some subscribers of the matter were not notified: the store failed"
+				break
+			}
+		}
+	}
+	return res, nil
 }
 
 // recordRoutes adds POST /admin/tenants, /admin/import and /admin/screens.

@@ -13,9 +13,17 @@
 // auth.ScopeConformance, which only the fixture profile's own key carries:
 // a Custody key never sees one, and the fixture key sees nothing else.
 //
-// Only the local dev server registers them, and only with -conformance on a
-// loopback bind (scripts/dev); the Lambda (functions/mcp) never imports this
-// package.
+// Register adds the tools, RegisterPrompts the prompts (with a completer
+// for completion/complete), RegisterResources the resources and the
+// template; server.Config's RegisterExtra, RegisterExtraPrompts and
+// RegisterExtraResources take them. Only the local dev server registers
+// them, and only with -conformance on a loopback bind (scripts/dev); the
+// Lambda (functions/mcp) does not link this package (a test there says so).
+//
+// The suite calls tools/list once without following nextCursor and expects
+// test_simple_text as tools[0] only in one unscored 2026 scenario; the list
+// stays sorted by name like every list, so json_schema_2020_12_tool comes
+// first.
 //
 // The 2026-07-28 fixtures (test_missing_capability, the input_required
 // family, …) belong to the issue that implements that era's pipeline.

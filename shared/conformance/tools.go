@@ -88,21 +88,22 @@ func Register(reg *tools.Registry, opts Options) error {
 				}
 				return text("Progress test completed"), nil
 			}),
-		tools.Register(reg, spec("test_sampling", "Sampling",
+		tools.Register(reg, requires(spec("test_sampling", "Sampling",
 			"Asks the client's model to complete the prompt (sampling/createMessage) and returns its answer; needs the client's sampling capability."),
+			"sampling"),
 			sampling),
-		tools.Register(reg, spec("test_elicitation", "Elicitation",
-			"Asks the user for a username and an email address (form elicitation) and returns the answer."),
+		tools.Register(reg, requires(spec("test_elicitation", "Elicitation",
+			"Asks the user for a username and an email address (form elicitation) and returns the answer."), "elicitation"),
 			func(ctx context.Context, c *tools.Call, in ElicitationInput) (tools.Raw, error) {
 				return elicit(ctx, c, "User response", in.Message, userSchema())
 			}),
-		tools.Register(reg, spec("test_elicitation_sep1034_defaults", "Elicitation defaults (SEP-1034)",
-			"Asks a form question whose string, integer, number, enum and boolean fields carry default values."),
+		tools.Register(reg, requires(spec("test_elicitation_sep1034_defaults", "Elicitation defaults (SEP-1034)",
+			"Asks a form question whose string, integer, number, enum and boolean fields carry default values."), "elicitation"),
 			func(ctx context.Context, c *tools.Call, _ NoInput) (tools.Raw, error) {
 				return elicit(ctx, c, "Elicitation completed", "Please review and update the form fields with defaults", defaultsSchema())
 			}),
-		tools.Register(reg, spec("test_elicitation_sep1330_enums", "Elicitation enums (SEP-1330)",
-			"Asks a form question with every enum variant: untitled and titled single select, legacy enumNames, untitled and titled multi select."),
+		tools.Register(reg, requires(spec("test_elicitation_sep1330_enums", "Elicitation enums (SEP-1330)",
+			"Asks a form question with every enum variant: untitled and titled single select, legacy enumNames, untitled and titled multi select."), "elicitation"),
 			func(ctx context.Context, c *tools.Call, _ NoInput) (tools.Raw, error) {
 				return elicit(ctx, c, "Elicitation completed", "Please select options from the enum fields", enumsSchema())
 			}),
@@ -118,6 +119,13 @@ func spec(name, title, description string) tools.Spec {
 	}
 }
 
+// requires marks a fixture that cannot work without the client's
+// capabilities: the pipeline refuses the call before it runs (Spec.Requires).
+func requires(s tools.Spec, capabilities ...string) tools.Spec {
+	s.Requires = capabilities
+	return s
+}
+
 // static is a handler that answers with fixed content blocks.
 func static(blocks ...mcp.Content) tools.Handler[NoInput, tools.Raw] {
 	return func(context.Context, *tools.Call, NoInput) (tools.Raw, error) {
@@ -128,11 +136,9 @@ func static(blocks ...mcp.Content) tools.Handler[NoInput, tools.Raw] {
 func text(s string) tools.Raw { return tools.Raw{Content: []mcp.Content{mcp.TextContent(s)}} }
 
 // sampling serves test_sampling: one sampling/createMessage on the call's
-// stream, only to a client that declared sampling (MCP client/sampling).
+// stream (MCP client/sampling); the pipeline has already refused a client
+// that did not declare sampling (Spec.Requires).
 func sampling(ctx context.Context, c *tools.Call, in SamplingInput) (tools.Raw, error) {
-	if _, ok := declared(c.Peer.ClientCapabilities(), "sampling"); !ok {
-		return tools.Raw{}, mcp.ErrNotDeclared
-	}
 	raw, err := c.Peer.Ask(ctx, "sample", "sampling/createMessage", map[string]any{
 		"messages": []any{map[string]any{
 			"role": "user", "content": map[string]any{"type": "text", "text": in.Prompt},
@@ -179,8 +185,9 @@ func sampledText(raw json.RawMessage) (string, bool) {
 
 // elicit asks one form question (elicitation/create, MCP
 // client/elicitation) on the call's stream and reports the answer as
-// "<label>: action=…, content=…". It asks only a client that declared form
-// elicitation ({"elicitation":{}} means form only).
+// "<label>: action=…, content=…". It asks only a client that takes form
+// elicitations: the pipeline has checked that elicitation is declared
+// (Spec.Requires), and {"elicitation":{"url":{}}} alone is not form.
 func elicit(ctx context.Context, c *tools.Call, label, message string, schema map[string]any) (tools.Raw, error) {
 	if !formElicitation(c.Peer.ClientCapabilities()) {
 		return tools.Raw{}, mcp.ErrNotDeclared

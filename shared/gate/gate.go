@@ -5,6 +5,18 @@
 // rows, plus a session row at initialize or DELETE) after the answer is
 // known, refusals included. An unauthenticated request costs at most that one
 // read and no write.
+//
+// A request presents an API key (auth.WellFormedKey) or, once an issuer is
+// configured (Options.OAuth), an OAuth access token. A token is verified
+// first, on the CPU (package oauth; its issuer's key set is cached), so its
+// one batch read holds only the session and the rate bucket — there is no
+// credential row — and a refused token costs no read at all. From there a
+// token's credential is treated as a key's: the session must belong to its
+// principal, the bucket is keyed by its digest (Credential.KeyHash), the one
+// write is the same. A key set that cannot be fetched is an Admit error
+// (503, like a store failure); a bad token is refused with
+// Denial{Error: "invalid_token"} (401), a valid one lacking the scope /mcp
+// requires with Denial{Error: "insufficient_scope"} (403, RFC 6750 §3.1).
 package gate
 
 import (
@@ -14,6 +26,7 @@ import (
 	"time"
 
 	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/auth/oauth"
 	"github.com/custodymcp/custody/shared/mcp"
 	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/store"
@@ -26,17 +39,28 @@ const Surface = "mcp"
 type Gate struct {
 	store  store.Store
 	limits ratelimit.Limits
+	oauth  *oauth.Verifier
 }
 
 var _ mcp.Gate = (*Gate)(nil)
 
-// New returns a gate over st with the default per-lane limits (a credential
-// row may override them).
-func New(st store.Store, limits ratelimit.Limits) *Gate {
-	if limits == nil {
-		limits = ratelimit.DefaultLimits()
+// Options configure a Gate. The zero value serves API keys with the default
+// limits.
+type Options struct {
+	// Limits are the per-lane limits per minute; nil means
+	// ratelimit.DefaultLimits() (a credential row may override them).
+	Limits ratelimit.Limits
+	// OAuth, when set, accepts the access tokens it verifies beside API
+	// keys; nil accepts API keys only.
+	OAuth *oauth.Verifier
+}
+
+// New returns a gate over st.
+func New(st store.Store, opts Options) *Gate {
+	if opts.Limits == nil {
+		opts.Limits = ratelimit.DefaultLimits()
 	}
-	return &Gate{store: st, limits: limits}
+	return &Gate{store: st, limits: opts.Limits, oauth: opts.OAuth}
 }
 
 // admitted is what Commit needs from Admit's read.
@@ -49,9 +73,17 @@ type admitted struct {
 // same batch (DECISIONS.md "Identity and binding": fetched together, judged
 // only after the credential is accepted).
 func (g *Gate) Admit(ctx context.Context, req mcp.AdmitRequest) (*mcp.Admission, error) {
-	if !auth.WellFormedKey(req.Token) {
-		return &mcp.Admission{}, nil
+	switch {
+	case auth.WellFormedKey(req.Token):
+		return g.admitKey(ctx, req)
+	case g.oauth != nil && req.Token != "":
+		return g.admitToken(ctx, req)
 	}
+	return &mcp.Admission{}, nil
+}
+
+// admitKey reads the key's credential row with the session and bucket.
+func (g *Gate) admitKey(ctx context.Context, req mcp.AdmitRequest) (*mcp.Admission, error) {
 	hash := auth.HashKey(req.Token)
 	bucketKey := ratelimit.Key(hash, Surface, req.Lane)
 	keys := []store.Key{auth.CredentialKey(hash), bucketKey}
@@ -72,9 +104,40 @@ func (g *Gate) Admit(ctx context.Context, req mcp.AdmitRequest) (*mcp.Admission,
 	if cred.Revoked {
 		return &mcp.Admission{}, nil
 	}
+	return g.admitted(req, cred, bucketKey, rows[1], rows[2:])
+}
+
+// admitToken verifies an OAuth access token, then reads the session and
+// bucket: the token is its own credential, there is no row to read.
+func (g *Gate) admitToken(ctx context.Context, req mcp.AdmitRequest) (*mcp.Admission, error) {
+	cred, err := g.oauth.Verify(ctx, req.Token, req.Now)
+	switch {
+	case errors.Is(err, oauth.ErrUnavailable):
+		return nil, fmt.Errorf("admit: %w", err)
+	case errors.Is(err, oauth.ErrInsufficientScope):
+		return &mcp.Admission{Denial: mcp.Denial{Error: "insufficient_scope", Scope: g.oauth.RequiredScope()}}, nil
+	case err != nil:
+		return &mcp.Admission{Denial: mcp.Denial{Error: "invalid_token"}}, nil
+	}
+	bucketKey := ratelimit.Key(cred.KeyHash, Surface, req.Lane)
+	keys := []store.Key{bucketKey}
+	if req.SessionID != "" {
+		keys = append(keys, mcp.SessionKey(req.SessionID))
+	}
+	rows, err := g.store.BatchGet(ctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("admit: %w", err)
+	}
+	return g.admitted(req, cred, bucketKey, rows[0], rows[1:])
+}
+
+// admitted judges what the batch read brought for an accepted credential:
+// the session (sessionRow, when one was asked for) only if it belongs to
+// the credential's principal, and the lane's rate decision.
+func (g *Gate) admitted(req mcp.AdmitRequest, cred *auth.Credential, bucketKey store.Key, bucketRow *store.Item, sessionRow []*store.Item) (*mcp.Admission, error) {
 	adm := &mcp.Admission{Credential: cred}
-	if len(rows) > 2 && rows[2] != nil {
-		sess, err := mcp.DecodeSession(*rows[2])
+	if len(sessionRow) > 0 && sessionRow[0] != nil {
+		sess, err := mcp.DecodeSession(*sessionRow[0])
 		if err != nil {
 			return nil, fmt.Errorf("admit: %w", err)
 		}
@@ -83,7 +146,7 @@ func (g *Gate) Admit(ctx context.Context, req mcp.AdmitRequest) (*mcp.Admission,
 			adm.Session = sess
 		}
 	}
-	bucket := ratelimit.DecodeBucket(bucketKey, rows[1])
+	bucket := ratelimit.DecodeBucket(bucketKey, bucketRow)
 	limit, ok := cred.RateLimits[string(req.Lane)]
 	if !ok {
 		limit = g.limits[req.Lane]

@@ -51,6 +51,7 @@
 package prompts
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -113,14 +114,24 @@ type Call struct {
 	// Text is the message text in effect: the tenant's override of an
 	// ordinary prompt when one is stored, else Prompt.Text.
 	Text   string
-	funnel access.Funnel
+	funnel MatterResolver
 }
 
 // Matter resolves a caller-supplied case id through the access funnel. It
 // returns access.ErrNoMatter for a matter the caller cannot reach (answered
 // -32602 "no such matter") or a wrapped store error.
 func (c *Call) Matter(ctx context.Context, caseID string) (records.Matter, error) {
+	if c.funnel == nil {
+		return records.Matter{}, access.ErrNoMatter
+	}
 	return c.funnel.Matter(ctx, c.Who, caseID)
+}
+
+// MatterResolver resolves and lists the matters a caller reaches: the
+// access funnel (access.Funnel satisfies it).
+type MatterResolver interface {
+	Matter(ctx context.Context, who access.Who, caseID string) (records.Matter, error)
+	Matters(ctx context.Context, who access.Who) ([]records.Matter, error)
 }
 
 // User returns a message of role "user" carrying content.
@@ -137,8 +148,9 @@ func Assistant(content mcp.Content) mcp.PromptMessage {
 type Options struct {
 	// Store holds tenant overrides; nil reads none.
 	Store store.Store
-	// Funnel resolves case ids (Call.Matter) and completes them.
-	Funnel  access.Funnel
+	// Funnel resolves case ids (Call.Matter) and completes them; nil
+	// reaches no matter.
+	Funnel  MatterResolver
 	Cursors *mcp.CursorSealer
 	// PageSize is the prompts/list page size; 0 means 50.
 	PageSize int
@@ -205,7 +217,7 @@ func identifier(s string, max int) bool {
 // Install registers prompts/list and prompts/get on s. The composition
 // declares the prompts capability beside it.
 func (r *Registry) Install(s *mcp.Server) {
-	s.Register("prompts/list", mcp.Method{Handler: r.list})
+	s.Register("prompts/list", mcp.Method{Handler: r.list, Cacheable: true})
 	s.Register("prompts/get", mcp.Method{Handler: r.get})
 }
 
@@ -381,7 +393,8 @@ func (p *Prompt) arguments(raw json.RawMessage) (map[string]string, *mcp.Error) 
 			return nil, mcp.InvalidParams("Invalid params: this prompt has no argument " + argName(n) + ".")
 		}
 		var v string
-		if err := json.Unmarshal(given[n], &v); err != nil {
+		raw := bytes.TrimSpace(given[n])
+		if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &v) != nil {
 			return nil, mcp.InvalidParams("Invalid params: the argument " + argName(n) + " must be a string.")
 		}
 		args[n] = v
@@ -413,8 +426,8 @@ func (r *Registry) renderError(ctx context.Context, name string, err error) erro
 	switch {
 	case errors.As(err, &rpcErr):
 		return rpcErr
-	case errors.Is(err, mcp.ErrAskCancelled), errors.Is(err, context.Canceled):
-		return err
+	case errors.Is(err, mcp.ErrAskCancelled), errors.Is(err, context.Canceled), errors.Is(err, mcp.ErrInputRequired):
+		return err // the transport answers these itself (no answer; input_required in 2026)
 	case errors.Is(err, access.ErrNoMatter):
 		return mcp.InvalidParams("Invalid params: no such matter.")
 	case errors.Is(err, store.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):

@@ -42,8 +42,12 @@ const listedPageLimit = tools.MaxLimit
 // AddCustody adds Custody's resource templates: each read runs its read
 // tool through Options.Tools (so its scope is the tool's), and the matter,
 // facts and deadlines templates enumerate the matters Options.Matters lets
-// the caller reach. It fails when a tool is not registered.
+// the caller reach. It fails without a tool registry and a matter source,
+// or when a tool is not registered.
 func AddCustody(r *Registry) error {
+	if r.opts.Tools == nil || r.opts.Matters == nil {
+		return fmt.Errorf("add custody resources: a tool registry and a matter source are required")
+	}
 	caseID := completion.MatterIDs(r.opts.Matters)
 	for _, spec := range []struct {
 		tmpl, name, title, description, tool string
@@ -91,9 +95,6 @@ func AddCustody(r *Registry) error {
 			},
 		},
 	} {
-		if r.opts.Tools == nil {
-			return fmt.Errorf("add custody resources: no tool registry")
-		}
 		ts, ok := r.opts.Tools.Spec(spec.tool)
 		if !ok {
 			return fmt.Errorf("add template %s: tool %s is not registered", spec.tmpl, spec.tool)

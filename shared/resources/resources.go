@@ -242,9 +242,9 @@ func (r *Registry) AddTemplate(t Template) error {
 // composition declares the resources capability (subscribe true exactly
 // when the subscription methods are served).
 func (r *Registry) Install(s *mcp.Server) {
-	s.Register("resources/list", mcp.Method{Handler: r.list})
-	s.Register("resources/templates/list", mcp.Method{Handler: r.listTemplates})
-	s.Register("resources/read", mcp.Method{Handler: r.read})
+	s.Register("resources/list", mcp.Method{Handler: r.list, Cacheable: true})
+	s.Register("resources/templates/list", mcp.Method{Handler: r.listTemplates, Cacheable: true})
+	s.Register("resources/read", mcp.Method{Handler: r.read, Cacheable: true})
 	if r.opts.Subscriptions != nil {
 		s.Register("resources/subscribe", mcp.Method{Handler: r.subscribe})
 		s.Register("resources/unsubscribe", mcp.Method{Handler: r.unsubscribe})
@@ -482,8 +482,8 @@ func (r *Registry) readError(ctx context.Context, req *mcp.Request, uri string, 
 	switch {
 	case errors.As(err, &rpcErr):
 		return rpcErr
-	case errors.Is(err, mcp.ErrAskCancelled), errors.Is(err, context.Canceled):
-		return err
+	case errors.Is(err, mcp.ErrAskCancelled), errors.Is(err, context.Canceled), errors.Is(err, mcp.ErrInputRequired):
+		return err // the transport answers these itself
 	case errors.Is(err, ErrNotFound), errors.Is(err, tools.ErrUnknownTool), errors.Is(err, access.ErrNoMatter):
 		return NotFound(req.Revision, uri)
 	case errors.As(err, &refusal):

@@ -1,26 +1,36 @@
 // Package server composes Custody's /mcp endpoint from its ports: the store
 // behind the gate (authentication, rate limits, audit), the tool registry
-// with the read tools, and the MCP transport. The local all-in-one server
-// (scripts/dev) and the Lambda function (functions/mcp) build the same
-// handler here; neither knows which engines it runs on.
+// with the read tools, the prompt and resource registries with Custody's own
+// prompts and resources, completion, and the MCP transport. The local
+// all-in-one server (scripts/dev) and the Lambda function (functions/mcp)
+// build the same handler here; neither knows which engines it runs on.
+//
+// Capabilities declared at initialize are exactly what is served: tools,
+// logging, prompts, resources (subscribe true only when the GET stream that
+// carries resource updates is offered, Config.GETStream) and completions.
 package server
 
 import (
 	"context"
 	"errors"
-	"github.com/custodymcp/custody/shared/auth"
 	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/custodymcp/custody/shared/access"
+	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/auth/oauth"
+	"github.com/custodymcp/custody/shared/completion"
 	"github.com/custodymcp/custody/shared/gate"
 	"github.com/custodymcp/custody/shared/mcp"
+	"github.com/custodymcp/custody/shared/prompts"
 	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/readtools"
 	"github.com/custodymcp/custody/shared/records"
+	"github.com/custodymcp/custody/shared/resources"
 	"github.com/custodymcp/custody/shared/store"
+	"github.com/custodymcp/custody/shared/subscriptions"
 	"github.com/custodymcp/custody/shared/tools"
 )
 
@@ -54,6 +64,10 @@ type Config struct {
 	SessionTTL time.Duration
 	// ToolPageSize is the tools/list page size; 0 means 50.
 	ToolPageSize int
+	// ListPageSize is the page size of prompts/list, resources/list and
+	// resources/templates/list; 0 means ToolPageSize (so one setting pages
+	// every protocol list), and 50 when that is 0 too.
+	ListPageSize int
 	KillSwitch   tools.KillSwitch
 	Instructions string
 	Logger       *slog.Logger
@@ -61,6 +75,11 @@ type Config struct {
 	// RegisterExtra adds tools beyond the read tools (test fixtures run
 	// through the same pipeline this way).
 	RegisterExtra func(*tools.Registry) error
+	// RegisterExtraPrompts and RegisterExtraResources add prompts and
+	// resources beyond Custody's own (the conformance fixture profile), through
+	// the same registries.
+	RegisterExtraPrompts   func(*prompts.Registry) error
+	RegisterExtraResources func(*resources.Registry) error
 	// PollMin and PollMax bound the backoff of a request waiting for a
 	// client's answer; 0 means 100 ms and 2 s.
 	PollMin, PollMax time.Duration
@@ -72,12 +91,25 @@ type Config struct {
 	// AnonymousToken authenticates requests that present no credential: the
 	// conformance fixture profile only (see mcp.Options.AnonymousToken).
 	AnonymousToken string
+	// OAuth, when set, makes /mcp an OAuth resource server beside its API
+	// keys (package oauth): access tokens of its issuer are accepted, 401s
+	// challenge with its resource_metadata URL and required scope, and its
+	// RFC 9728 metadata is served at /.well-known/oauth-protected-resource
+	// and /.well-known/oauth-protected-resource/mcp. nil: API keys only, a
+	// `Bearer realm="custody"` challenge and no metadata (404), so
+	// OAuth-capable clients do not start a login that cannot succeed
+	// (PROTOCOL.md "Authorization").
+	OAuth *oauth.Verifier
 }
 
 // Server is the composed endpoint.
 type Server struct {
-	MCP      *mcp.Server
-	Registry *tools.Registry
+	MCP       *mcp.Server
+	Registry  *tools.Registry
+	Prompts   *prompts.Registry
+	Resources *resources.Registry
+
+	oauth *oauth.Verifier
 }
 
 // New composes the endpoint.
@@ -105,8 +137,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	repo := records.NewRepo(cfg.Store)
+	funnel := access.New(repo)
+	matters := frozenAware{Funnel: funnel, frozen: cfg.KillSwitch.FrozenTenants}
 	reg := tools.NewRegistry(tools.Options{
-		Funnel: access.New(repo), Cursors: cursors, PageSize: cfg.ToolPageSize,
+		Funnel: funnel, Cursors: cursors, PageSize: cfg.ToolPageSize,
 		KillSwitch: cfg.KillSwitch, Logger: cfg.Logger,
 	})
 	if err := readtools.Register(reg, readtools.Options{Repo: repo}); err != nil {
@@ -117,18 +151,54 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
+	listPage := cfg.ListPageSize
+	if listPage == 0 {
+		listPage = cfg.ToolPageSize
+	}
+	prm := prompts.NewRegistry(prompts.Options{
+		Store: cfg.Store, Funnel: matters, Cursors: cursors, PageSize: listPage, Logger: cfg.Logger,
+	})
+	if err := prompts.AddCustody(prm); err != nil {
+		return nil, err
+	}
+	if cfg.RegisterExtraPrompts != nil {
+		if err := cfg.RegisterExtraPrompts(prm); err != nil {
+			return nil, err
+		}
+	}
+	resOpts := resources.Options{Tools: reg, Matters: matters, Cursors: cursors, PageSize: listPage, Logger: cfg.Logger}
+	if cfg.GETStream {
+		// Updates travel on the GET stream: without it, no subscriptions.
+		resOpts.Subscriptions = subscriptions.Recorder{}
+	}
+	res := resources.NewRegistry(resOpts)
+	if err := resources.AddCustody(res); err != nil {
+		return nil, err
+	}
+	if cfg.RegisterExtraResources != nil {
+		if err := cfg.RegisterExtraResources(res); err != nil {
+			return nil, err
+		}
+	}
 	srv := mcp.NewServer(mcp.Options{
-		Gate:            gate.New(cfg.Store, cfg.Limits),
-		Store:           cfg.Store,
-		PollMin:         cfg.PollMin,
-		PollMax:         cfg.PollMax,
-		GETStream:       cfg.GETStream,
-		StreamPoll:      cfg.StreamPoll,
-		Heartbeat:       cfg.Heartbeat,
-		Recheck:         cfg.Recheck,
-		AnonymousToken:  cfg.AnonymousToken,
-		ServerInfo:      mcp.Implementation{Name: "custody", Title: "Custody", Version: Version},
-		Capabilities:    mcp.ServerCapabilities{Tools: &mcp.ListChangedCapability{}, Logging: &struct{}{}},
+		Gate:           gate.New(cfg.Store, gate.Options{Limits: cfg.Limits, OAuth: cfg.OAuth}),
+		Challenge:      challenge(cfg.OAuth),
+		Store:          cfg.Store,
+		PollMin:        cfg.PollMin,
+		PollMax:        cfg.PollMax,
+		GETStream:      cfg.GETStream,
+		StreamPoll:     cfg.StreamPoll,
+		Heartbeat:      cfg.Heartbeat,
+		Recheck:        cfg.Recheck,
+		AnonymousToken: cfg.AnonymousToken,
+		ServerInfo:     mcp.Implementation{Name: "custody", Title: "Custody", Version: Version},
+		Capabilities: mcp.ServerCapabilities{
+			Tools:       &mcp.ListChangedCapability{},
+			Logging:     &struct{}{},
+			Prompts:     &mcp.ListChangedCapability{},
+			Resources:   &mcp.ResourcesCapability{Subscribe: cfg.GETStream},
+			Completions: &struct{}{},
+		},
 		Instructions:    cfg.Instructions,
 		InstructionsFor: tenantInstructions(records.NewRepo(cfg.Store), cfg.Instructions),
 		States:          states,
@@ -140,19 +210,63 @@ func New(cfg Config) (*Server, error) {
 		Logger:          cfg.Logger,
 	})
 	reg.Install(srv)
-	return &Server{MCP: srv, Registry: reg}, nil
+	prm.Install(srv)
+	res.Install(srv)
+	completion.Install(srv, completion.Options{Prompts: prm, Resources: res, Logger: cfg.Logger})
+	return &Server{MCP: srv, Registry: reg, Prompts: prm, Resources: res, oauth: cfg.OAuth}, nil
 }
 
-// Handler routes /mcp to the MCP endpoint; every other path is a JSON 404.
+// challenge is the 401 challenge: the verifier's once an issuer is
+// configured, else "" (mcp's `Bearer realm="custody"`).
+func challenge(v *oauth.Verifier) string {
+	if v == nil {
+		return ""
+	}
+	return v.Challenge()
+}
+
+// Handler routes /mcp to the MCP endpoint and, once an issuer is
+// configured, the RFC 9728 metadata paths to its document; every other path
+// is a JSON 404.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.MCP)
+	if s.oauth != nil {
+		meta := s.oauth.MetadataHandler()
+		mux.Handle(oauth.WellKnownPath, meta)
+		mux.Handle(oauth.WellKnownMCPPath, meta)
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusNotFound)
 		_, _ = w.Write([]byte(`{"error":"not found: Custody serves MCP at /mcp"}` + "\n"))
 	})
 	return mux
+}
+
+// frozenAware is the access funnel as prompts, resource lists and
+// completion use it: a frozen tenant reaches no matter there, as its tool
+// calls (and so its resource reads) are refused KILL_SWITCH — a frozen
+// tenant produces nothing (ARCHITECTURE.md request path, step 3).
+type frozenAware struct {
+	access.Funnel
+	frozen map[string]bool
+}
+
+// Matter implements prompts.MatterResolver.
+func (f frozenAware) Matter(ctx context.Context, who access.Who, caseID string) (records.Matter, error) {
+	if f.frozen[who.Tenant] {
+		return records.Matter{}, access.ErrNoMatter
+	}
+	return f.Funnel.Matter(ctx, who, caseID)
+}
+
+// Matters implements prompts.MatterResolver and resources.MatterSource.
+func (f frozenAware) Matters(ctx context.Context, who access.Who) ([]records.Matter, error) {
+	if f.frozen[who.Tenant] {
+		return nil, nil
+	}
+	return f.Funnel.Matters(ctx, who)
 }
 
 // tenantInstructions returns the firm's own instructions document verbatim

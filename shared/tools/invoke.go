@@ -27,8 +27,11 @@ var ErrUnknownTool = errors.New("tools: unknown tool")
 // would answer (for a read tool, the attested envelope of CONTRACTS.md §1).
 // Errors: ErrUnknownTool; a *Refusal (use errors.As) when the pipeline or
 // the tool refused; mcp.ErrAskCancelled when the client withdrew the
-// request; any other error is a programming error (args that cannot be
-// encoded, or a tool that answers with content blocks instead of JSON).
+// request, mcp.ErrInputRequired when a 2026-era tool asked the client for
+// input, or a *mcp.Error the pipeline answers as a protocol error — each for
+// the method handler to return as is; any other error is a programming
+// error (args that cannot be encoded, or a tool that answers with content
+// blocks instead of JSON).
 func (r *Registry) Invoke(ctx context.Context, req *mcp.Request, name string, args map[string]any) (json.RawMessage, error) {
 	t, ok := r.tools[name]
 	if !ok || !req.Credential.Has(t.spec.Scope) {
@@ -50,10 +53,9 @@ func (r *Registry) Invoke(ctx context.Context, req *mcp.Request, name string, ar
 	req.Audit.Tool = name
 	structured, refusal := r.govern(ctx, req, t, raw, doc)
 	if err := refusal.passThrough(); err != nil {
-		return nil, err
+		return nil, err // cancelled, input required (2026 era), or a protocol error
 	}
-	switch {
-	case refusal != nil:
+	if refusal != nil {
 		req.Audit.Outcome = refusal.Class
 		return nil, refusal
 	}

@@ -20,9 +20,12 @@ import (
 	"time"
 
 	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/auth/oauth"
+	"github.com/custodymcp/custody/shared/prompts"
 	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/records/seed"
+	"github.com/custodymcp/custody/shared/resources"
 	"github.com/custodymcp/custody/shared/server"
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/store/filestore"
@@ -69,6 +72,12 @@ type Options struct {
 	AllowedHosts   []string
 	KillSwitch     tools.KillSwitch
 	RegisterExtra  func(*tools.Registry) error
+	// RegisterExtraPrompts and RegisterExtraResources add prompts and
+	// resources (see server.Config).
+	RegisterExtraPrompts   func(*prompts.Registry) error
+	RegisterExtraResources func(*resources.Registry) error
+	// ListPageSize pages prompts/list and the resource lists (0: ToolPageSize).
+	ListPageSize int
 	// Store, when set, is used instead of a fresh file store (it must be
 	// empty; it is seeded).
 	Store store.Store
@@ -79,6 +88,10 @@ type Options struct {
 	// GETStream offers the GET stream, polling every 10 ms and re-resolving
 	// the credential every 50 ms.
 	GETStream bool
+	// OAuth, when set, makes every instance an OAuth resource server for
+	// this issuer configuration; each instance's PublicBaseURL is its own
+	// httptest URL, so its canonical resource is that URL + "/mcp".
+	OAuth *oauth.Config
 }
 
 // Env is a running endpoint.
@@ -98,6 +111,7 @@ type Env struct {
 	DataPath string
 
 	config server.Config
+	oauth  *oauth.Config
 }
 
 // New starts an Env; it is closed with the test.
@@ -155,10 +169,13 @@ func New(t testing.TB, opts Options) *Env {
 		AllowedOrigins: opts.AllowedOrigins, AllowedHosts: opts.AllowedHosts,
 		MaxBodyBytes: opts.MaxBodyBytes, ToolPageSize: opts.ToolPageSize, KillSwitch: opts.KillSwitch,
 		Now: clock.Now, RegisterExtra: opts.RegisterExtra,
-		PollMin: 5 * time.Millisecond, PollMax: 20 * time.Millisecond,
+		RegisterExtraPrompts: opts.RegisterExtraPrompts, RegisterExtraResources: opts.RegisterExtraResources,
+		ListPageSize: opts.ListPageSize,
+		PollMin:      5 * time.Millisecond, PollMax: 20 * time.Millisecond,
 		GETStream: opts.GETStream, StreamPoll: 10 * time.Millisecond, Heartbeat: 20 * time.Millisecond,
 		Recheck: 50 * time.Millisecond,
 	}
+	env.oauth = opts.OAuth
 	env.Server, env.URL = env.Instance(t)
 	return env
 }
@@ -167,11 +184,24 @@ func New(t testing.TB, opts Options) *Env {
 // "instance" of the stateless endpoint — and returns it with its /mcp URL.
 func (e *Env) Instance(t testing.TB) (*server.Server, string) {
 	t.Helper()
-	srv, err := server.New(e.config)
+	hs := httptest.NewUnstartedServer(nil)
+	cfg := e.config
+	if e.oauth != nil {
+		oc := *e.oauth
+		oc.PublicBaseURL = "http://" + hs.Listener.Addr().String()
+		v, err := oauth.New(oc)
+		if err != nil {
+			t.Fatalf("oauth verifier: %v", err)
+		}
+		cfg.OAuth = v
+	}
+	srv, err := server.New(cfg)
 	if err != nil {
+		hs.Listener.Close()
 		t.Fatalf("compose server: %v", err)
 	}
-	hs := httptest.NewServer(srv.Handler())
+	hs.Config.Handler = srv.Handler()
+	hs.Start()
 	t.Cleanup(hs.Close)
 	if e.HTTP == nil {
 		e.HTTP = hs
