@@ -4,12 +4,12 @@
 SHELL := /bin/bash
 GO    ?= go
 
-.PHONY: run test test-go vet fuzz bench clean tools-rie build-McpFunction
+.PHONY: run test test-go vet fuzz conformance bench clean tools-rie build-McpFunction
 
 run:
 	$(GO) run ./scripts/dev
 
-test: tools-rie vet test-go fuzz
+test: tools-rie vet test-go fuzz conformance
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -36,6 +36,14 @@ fuzz:
 	  $(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) 2>&1 | grep -E '^(fuzz: elapsed: [0-9]+s, execs|ok|FAIL|---|\s)' | tail -3; \
 	  test $${PIPESTATUS[0]} -eq 0; \
 	done
+
+# The official MCP conformance suite (0.1.16, and 0.2.0-alpha.12 with
+# --requirements 2025-11-25) and the TypeScript SDK interop test, against the
+# dev server's loopback fixture profile. Node 22 and the npm packages are
+# installed into .tools/ on first use (the machine's npm is the installer;
+# lockfiles in scripts/conformance/npm and scripts/interop/ts pin them).
+conformance:
+	$(GO) run ./scripts/conformance
 
 # Tools the tests run, installed with the Go toolchain into the git-ignored
 # .tools/bin. Each install leaves a stamp named after the pinned version, so

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/custodymcp/custody/shared/auth/oauth"
 )
 
 // The environment of the function. template.yaml sets every one of them
@@ -42,6 +44,25 @@ import (
 //	                        invoke payloads over 6 MB).
 //	LOG_LEVEL               optional. DEBUG, INFO, WARN or ERROR; default INFO. The template
 //	                        sets it from the same parameter as LoggingConfig.ApplicationLogLevel.
+//
+// OAuth (shared/auth/oauth; all optional, read only when OAUTH_ISSUER is set):
+//
+//	OAUTH_ISSUER            the authorization server's issuer identifier, the exact "iss" of its
+//	                        access tokens (https; http only in emulator runs). Set, /mcp accepts its
+//	                        tokens beside API keys, 401s challenge with resource_metadata and the
+//	                        RFC 9728 metadata is served; empty, API keys only (Bearer realm="custody").
+//	OAUTH_JWKS_URL          required with OAUTH_ISSUER, refused without it: the issuer's JWK Set (its
+//	                        metadata's jwks_uri; not discovered), https (http only in emulator runs).
+//	OAUTH_REQUIRED_SCOPE    the token scope /mcp itself requires; default custody:mcp.
+//	OAUTH_SCOPE_MAP         token scopes to Custody scopes, entries token-scope=scope[,scope…]
+//	                        separated by white space; default (oauth.DefaultScopeMap)
+//	                        custody:read=read custody:docs=docs:read custody:tasks=tasks:read
+//	                        custody:analysis=analysis:read custody:write=write.
+//	OAUTH_TENANT_CLAIM      the claim naming the tenant; default custody_tenant.
+//	OAUTH_TENANT            the one tenant of every token (a single-firm deployment whose issuer
+//	                        cannot add a tenant claim); a token naming another tenant is refused.
+//	OAUTH_USER_CLAIM        the claim naming the user (the principal); default sub.
+//	OAUTH_CLASS_CLAIM       the claim that may say client_safe; default custody_class.
 
 // Config is the function's configuration, read once at cold start.
 type Config struct {
@@ -62,6 +83,9 @@ type Config struct {
 	AllowedOrigins []string
 	MaxBodyBytes   int64
 	LogLevel       slog.Level
+	// OAuth configures the OAuth resource server; nil means API keys only.
+	// Its PublicBaseURL is PublicBaseURL; main adds the logger.
+	OAuth *oauth.Config
 }
 
 // Limits of MAX_BODY_BYTES.
@@ -202,10 +226,68 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		bad("LOG_LEVEL", "must be DEBUG, INFO, WARN or ERROR")
 	}
 
+	c.OAuth = loadOAuth(getenv, c.PublicBaseURL, emulated, bad)
+
 	if len(errs) > 0 {
 		return Config{}, &ConfigError{Vars: errs}
 	}
 	return c, nil
+}
+
+// loadOAuth reads the OAUTH_* variables: nil when OAUTH_ISSUER is empty.
+// Problems go to bad, one per variable.
+func loadOAuth(getenv func(string) string, base string, emulated bool, bad func(name, format string, args ...any)) *oauth.Config {
+	issuer, jwks := getenv("OAUTH_ISSUER"), getenv("OAUTH_JWKS_URL")
+	if issuer == "" {
+		if jwks != "" {
+			bad("OAUTH_JWKS_URL", "is refused without OAUTH_ISSUER")
+		}
+		return nil
+	}
+	oc := &oauth.Config{Issuer: issuer, JWKSURL: jwks, PublicBaseURL: base, AllowHTTP: emulated,
+		RequiredScope: getenv("OAUTH_REQUIRED_SCOPE"), TenantClaim: getenv("OAUTH_TENANT_CLAIM"),
+		Tenant: getenv("OAUTH_TENANT"), UserClaim: getenv("OAUTH_USER_CLAIM"), ClassClaim: getenv("OAUTH_CLASS_CLAIM")}
+	for _, v := range []struct{ name, value string }{{"OAUTH_ISSUER", issuer}, {"OAUTH_JWKS_URL", jwks}} {
+		if err := oauthURL(v.value, emulated); err != nil {
+			bad(v.name, "%s", err)
+		}
+	}
+	if oc.RequiredScope != "" && !oauth.ValidScopeToken(oc.RequiredScope) {
+		bad("OAUTH_REQUIRED_SCOPE", "is not one scope token (visible ASCII but '\"' and '\\')")
+	}
+	if m, err := oauth.ParseScopeMap(getenv("OAUTH_SCOPE_MAP")); err != nil {
+		bad("OAUTH_SCOPE_MAP", "%s", err)
+	} else {
+		oc.ScopeMap = m
+	}
+	for _, v := range []struct{ name, value string }{
+		{"OAUTH_TENANT_CLAIM", oc.TenantClaim}, {"OAUTH_USER_CLAIM", oc.UserClaim}, {"OAUTH_CLASS_CLAIM", oc.ClassClaim},
+	} {
+		if strings.ContainsAny(v.value, " \t\r\n") {
+			bad(v.name, "is not a claim name (no white space)")
+		}
+	}
+	if oc.Tenant != "" && strings.ContainsAny(oc.Tenant, "# \t\r\n") {
+		bad("OAUTH_TENANT", "is not a tenant id (no '#', no white space)")
+	}
+	return oc
+}
+
+// oauthURL validates OAUTH_ISSUER and OAUTH_JWKS_URL: absolute https URLs
+// (http only in emulator runs) without user info, query or fragment.
+func oauthURL(s string, emulated bool) error {
+	if s == "" {
+		return fmt.Errorf("is required with OAUTH_ISSUER")
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" ||
+		strings.ContainsAny(s, "\"\\ ") {
+		return fmt.Errorf("must be an absolute URL without user info, query or fragment")
+	}
+	if u.Scheme != "https" && !(emulated && u.Scheme == "http") {
+		return fmt.Errorf("must be https (http only with DYNAMODB_ENDPOINT, in emulator runs)")
+	}
+	return nil
 }
 
 // ServerLogLevel is the level of the MCP transport's own logger. Its

@@ -28,6 +28,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
+	"github.com/custodymcp/custody/shared/auth/oauth"
 	"github.com/custodymcp/custody/shared/lambdaio"
 	"github.com/custodymcp/custody/shared/server"
 	"github.com/custodymcp/custody/shared/store"
@@ -62,8 +63,12 @@ func main() {
 		fail("compose the /mcp handler", err)
 	}
 	adapter := lambdaio.New(srv.Handler(), lambdaio.Options{Logger: logger})
+	issuer := ""
+	if cfg.OAuth != nil {
+		issuer = cfg.OAuth.Issuer
+	}
 	logger.Info("cold start", "table", cfg.TableName, "streaming", cfg.Streaming,
-		"resourceUrl", cfg.ResourceURL, "emulated", cfg.DynamoDBEndpoint != "")
+		"resourceUrl", cfg.ResourceURL, "emulated", cfg.DynamoDBEndpoint != "", "oauthIssuer", issuer)
 	if cfg.Streaming {
 		lambda.Start(adapter.Stream)
 	}
@@ -83,14 +88,27 @@ func newDynamoDB(awsCfg aws.Config, cfg Config) *dynamodb.Client {
 
 // newServer composes the /mcp endpoint exactly as the function serves it:
 // the read tools only (no extra registrations), the 1 MiB body limit of AWS, the
-// configured browser origins. Tests build their handler through it too.
+// configured browser origins, and the OAuth resource server when an issuer is
+// configured (its JWKS is fetched at the first token, not at cold start).
+// Tests build their handler through it too.
 func newServer(cfg Config, st store.Store, cursorKey []byte, logger *slog.Logger) (*server.Server, error) {
+	var verifier *oauth.Verifier
+	if cfg.OAuth != nil {
+		oc := *cfg.OAuth
+		oc.Logger = logger
+		v, err := oauth.New(oc)
+		if err != nil {
+			return nil, err
+		}
+		verifier = v
+	}
 	return server.New(server.Config{
 		Store:          st,
 		CursorKey:      cursorKey,
 		AllowedOrigins: cfg.AllowedOrigins,
 		MaxBodyBytes:   cfg.MaxBodyBytes,
 		Logger:         logger,
+		OAuth:          verifier,
 	})
 }
 

@@ -87,16 +87,10 @@ func (in *installer) suiteDir(version string) string {
 // tree installs the npm project in src (package.json and package-lock.json)
 // into dst with `npm ci`, unless dst already holds exactly that lockfile.
 func (in *installer) tree(ctx context.Context, src, dst string) error {
-	var manifest []byte
-	for _, f := range []string{"package.json", "package-lock.json"} {
-		b, err := os.ReadFile(filepath.Join(src, f))
-		if err != nil {
-			return err
-		}
-		manifest = append(manifest, b...)
+	want, err := manifestHash(src)
+	if err != nil {
+		return err
 	}
-	sum := sha256.Sum256(manifest)
-	want := hex.EncodeToString(sum[:])
 	if stamped(dst, want) {
 		if _, err := os.Stat(filepath.Join(dst, "node_modules")); err == nil {
 			return nil
@@ -119,6 +113,20 @@ func (in *installer) tree(ctx context.Context, src, dst string) error {
 		return err
 	}
 	return stamp(dst, want)
+}
+
+// manifestHash is the SHA-256 of an npm project's package.json and
+// package-lock.json: what a tree's stamp records.
+func manifestHash(dir string) (string, error) {
+	h := sha256.New()
+	for _, f := range []string{"package.json", "package-lock.json"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			return "", err
+		}
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // npm runs the machine's npm in dir, on Node 22 once that is installed,

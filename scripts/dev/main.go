@@ -28,6 +28,13 @@
 // rate-counted and audited like any; they see the fixtures and nothing of
 // the record. The profile is refused on any address but loopback. Custody's
 // own keys keep working beside it and never see a fixture.
+//
+// -oauth-issuer and -oauth-jwks-url (default $OAUTH_ISSUER, $OAUTH_JWKS_URL)
+// make /mcp an OAuth resource server beside its keys, as the Lambda's
+// OAUTH_* variables do (shared/auth/oauth; OAUTH_REQUIRED_SCOPE,
+// OAUTH_SCOPE_MAP, OAUTH_TENANT_CLAIM, OAUTH_TENANT, OAUTH_USER_CLAIM and
+// OAUTH_CLASS_CLAIM are read too). The resource, every token's audience, is
+// http://<the bound address>/mcp; http issuers are allowed here.
 package main
 
 import (
@@ -54,6 +61,7 @@ import (
 	"github.com/custodymcp/custody/scripts/internal/engine"
 	"github.com/custodymcp/custody/shared/admin"
 	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/auth/oauth"
 	"github.com/custodymcp/custody/shared/conformance"
 	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/records"
@@ -95,7 +103,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	flags.Var(&origins, "allow-origin", "an Origin browsers may send (repeatable; the MCP Inspector's is allowed by default)")
 	verbose := flags.Bool("v", false, "log every request")
 	fixtures := flags.Bool("conformance", false, "serve the conformance suite's fixture profile: unauthenticated requests act as the fixture key (loopback only)")
-	pageSize := flags.Int("page-size", 0, "list page size (tools/list; 0: the default)")
+	oauthIssuer := flags.String("oauth-issuer", getenv("OAUTH_ISSUER"), "accept OAuth access tokens of this issuer beside API keys (default $OAUTH_ISSUER)")
+	oauthJWKS := flags.String("oauth-jwks-url", getenv("OAUTH_JWKS_URL"), "the OAuth issuer's JWK Set URL (default $OAUTH_JWKS_URL)")
+	pageSize := flags.Int("page-size", 0, "page size of every list: tools, prompts, resources, resource templates (0: the defaults)")
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
@@ -168,6 +178,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		cfg.RegisterExtra = func(reg *tools.Registry) error {
 			return conformance.Register(reg, conformance.Options{})
 		}
+		cfg.RegisterExtraPrompts = conformance.RegisterPrompts
+		cfg.RegisterExtraResources = conformance.RegisterResources
+	}
+	if cfg.OAuth, err = devOAuth(*oauthIssuer, *oauthJWKS, "http://"+bound.String(), getenv, logger); err != nil {
+		ln.Close()
+		return err
 	}
 	srv, err := server.New(cfg)
 	if err != nil {
@@ -194,6 +210,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if *fixtures {
 		fmt.Fprintf(stdout, "Conformance fixture profile: requests without a credential act as %s of tenant %q (scope %s: the fixtures only).\n",
 			conformancePrincipal, conformanceTenant, auth.ScopeConformance)
+	}
+	if cfg.OAuth != nil {
+		fmt.Fprintf(stdout, "OAuth: access tokens of %s for %s (scope %s) are accepted; metadata at %s\n",
+			cfg.OAuth.Issuer(), cfg.OAuth.Resource(), cfg.OAuth.RequiredScope(), cfg.OAuth.MetadataURL())
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- httpSrv.Serve(ln) }()
@@ -334,4 +354,26 @@ MCP client configuration:
 
 Press Ctrl-C to stop.
 `, url, eng, seed.DemoTenant, dir.Path(datadir.DevKeyFile), key, cfg)
+}
+
+// devOAuth builds the OAuth verifier of -oauth-issuer (nil without one)
+// for the resource base+"/mcp", with the same OAUTH_* variables as
+// functions/mcp.
+func devOAuth(issuer, jwks, base string, getenv func(string) string, logger *slog.Logger) (*oauth.Verifier, error) {
+	if issuer == "" {
+		if jwks != "" {
+			return nil, errors.New("-oauth-jwks-url needs -oauth-issuer")
+		}
+		return nil, nil
+	}
+	scopeMap, err := oauth.ParseScopeMap(getenv("OAUTH_SCOPE_MAP"))
+	if err != nil {
+		return nil, fmt.Errorf("OAUTH_SCOPE_MAP: %w", err)
+	}
+	return oauth.New(oauth.Config{
+		Issuer: issuer, JWKSURL: jwks, PublicBaseURL: base, AllowHTTP: true, Logger: logger,
+		RequiredScope: getenv("OAUTH_REQUIRED_SCOPE"), ScopeMap: scopeMap,
+		TenantClaim: getenv("OAUTH_TENANT_CLAIM"), Tenant: getenv("OAUTH_TENANT"),
+		UserClaim: getenv("OAUTH_USER_CLAIM"), ClassClaim: getenv("OAUTH_CLASS_CLAIM"),
+	})
 }

@@ -892,8 +892,10 @@ func (s *Server) dispatch(x *exchange, md Method, req *Request) (result any, rpc
 			s.opts.Logger.ErrorContext(x.r.Context(), "method failed", "requestId", x.reqID, "method", req.Method, "err", err)
 			e = &Error{Code: CodeInternalError, Message: "Internal error."}
 		}
-		*req.Audit = rec
-		return fail(e)
+		if rec.Outcome == "" { // keep a refusal class the handler recorded (a resource read refused KILL_SWITCH)
+			rec.Outcome = "rpc:" + strconv.Itoa(e.Code)
+		}
+		return nil, e, rec
 	}
 	if rec.Outcome == "" {
 		rec.Outcome = audit.OutcomeOK

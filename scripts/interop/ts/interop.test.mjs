@@ -74,7 +74,7 @@ function textOf(result) {
 }
 
 describe('a Custody key', () => {
-  let client, transport;
+  let client, transport, caseID;
   before(async () => {
     ({ client, transport } = await connect('custody-interop', { Authorization: `Bearer ${key}` }));
   });
@@ -108,6 +108,53 @@ describe('a Custody key', () => {
     assert.notEqual(res.isError, true, textOf(res));
     assert.ok(Array.isArray(res.structuredContent?.results), JSON.stringify(res.structuredContent));
     assert.ok(res.structuredContent.results.length > 0);
+    caseID = res.structuredContent.results[0].case_id;
+  });
+
+  test('pages every prompt and gets one for a matter', async () => {
+    const { items } = await pageAll((p) => client.listPrompts(p), 'prompts', (p) => p.name);
+    const names = items.map((p) => p.name);
+    assert.ok(names.includes('candor_to_tribunal'), `${names}`);
+    assert.deepEqual(names.filter((n) => n.startsWith('test_')), []);
+    for (const p of items) assert.ok(p.description, `${p.name} has no description`);
+    assert.ok(caseID, 'no matter from list_matters');
+    const res = await client.getPrompt({ name: 'candor_to_tribunal', arguments: { case_id: caseID } });
+    assert.ok(res.messages.length > 0);
+    const text = res.messages.map((m) => m.content.text ?? '').join('\n');
+    assert.match(text, /Rule 3\.3/);
+    assert.match(text, /evidence, not instructions/);
+  });
+
+  test('completes a prompt argument with its matters', async () => {
+    const res = await client.complete({
+      ref: { type: 'ref/prompt', name: 'candor_to_tribunal' },
+      argument: { name: 'case_id', value: caseID.slice(0, 3) },
+    });
+    assert.ok(res.completion.values.includes(caseID), `${res.completion.values}`);
+  });
+
+  test('pages every resource and template and reads a resource', async () => {
+    const { items } = await pageAll((p) => client.listResources(p), 'resources', (r) => r.uri);
+    const uris = items.map((r) => r.uri);
+    assert.ok(uris.includes(`custody://matters/${caseID}`), `${uris}`);
+    assert.deepEqual(uris.filter((u) => !u.startsWith('custody://')), []);
+    const templates = await pageAll((p) => client.listResourceTemplates(p), 'resourceTemplates', (t) => t.uriTemplate);
+    const tmpl = templates.items.map((t) => t.uriTemplate);
+    assert.ok(tmpl.includes('custody://matters/{case_id}/documents/{document_id}'), `${tmpl}`);
+    assert.deepEqual(tmpl.filter((u) => !u.startsWith('custody://')), []);
+
+    const uri = `custody://matters/${caseID}`;
+    const res = await client.readResource({ uri });
+    assert.equal(res.contents.length, 1);
+    assert.equal(res.contents[0].uri, uri);
+    assert.equal(res.contents[0].mimeType, 'application/json');
+    const body = JSON.parse(res.contents[0].text);
+    assert.equal(body.matter?.case_id, caseID, res.contents[0].text.slice(0, 200));
+  });
+
+  test('does not reach a fixture', async () => {
+    await assert.rejects(client.readResource({ uri: 'test://static-text' }), /-32002|not found/i);
+    await assert.rejects(client.getPrompt({ name: 'test_simple_prompt' }), /-32602|Unknown prompt/);
   });
 });
 
@@ -148,6 +195,22 @@ describe('the fixture profile (no credential)', () => {
     const names = items.map((t) => t.name);
     assert.ok(names.includes('test_simple_text') && names.includes('test_elicitation'), `${names}`);
     assert.ok(!names.includes('list_matters'), `a Custody tool is visible: ${names}`);
+  });
+
+  test('pages the fixture prompts, resources and templates, and sees nothing of Custody', async () => {
+    const prompts = (await pageAll((p) => client.listPrompts(p), 'prompts', (p) => p.name)).items.map((p) => p.name);
+    assert.deepEqual(prompts, ['test_prompt_with_arguments', 'test_prompt_with_embedded_resource', 'test_prompt_with_image', 'test_simple_prompt']);
+    const resources = (await pageAll((p) => client.listResources(p), 'resources', (r) => r.uri)).items.map((r) => r.uri);
+    assert.deepEqual(resources, ['test://static-binary', 'test://static-text', 'test://watched-resource']);
+    const templates = (await pageAll((p) => client.listResourceTemplates(p), 'resourceTemplates', (t) => t.uriTemplate)).items;
+    assert.deepEqual(templates.map((t) => t.uriTemplate), ['test://template/{id}/data']);
+
+    const text = await client.readResource({ uri: 'test://static-text' });
+    assert.equal(text.contents[0].text, 'This is the content of the static text resource.');
+    const data = await client.readResource({ uri: 'test://template/123/data' });
+    assert.deepEqual(JSON.parse(data.contents[0].text), { id: '123', templateTest: true, data: 'Data for ID: 123' });
+    const prompt = await client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'a', arg2: 'b' } });
+    assert.equal(prompt.messages[0].content.text, "Prompt with arguments: arg1='a', arg2='b'");
   });
 
   test('answers a form elicitation from its own handler', async () => {

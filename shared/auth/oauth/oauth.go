@@ -8,7 +8,9 @@
 // cached; it never reads the store, so a token request costs the gate the
 // same one batch read (session and rate bucket, no credential row) and one
 // write as a key request (DECISIONS.md "Pipeline choices"). It checks, in
-// this order:
+// this order (a token naming another issuer in its still unverified
+// payload is refused before any key is looked up, so foreign tokens cannot
+// drive JWKS fetches):
 //
 //   - the compact JWS shape and an asymmetric "alg" (RS256/384/512,
 //     PS256/384/512, ES256/384/512, EdDSA); "none" and HMAC are refused before
@@ -60,9 +62,9 @@
 // Each fetch has FetchTimeout. A fetch that fails is an unavailable
 // dependency (ErrUnavailable: the request gets 503 like a store failure,
 // not 401) unless a cached key verifies the token. The key set is the one
-// thing this package holds in a process's memory: public, fetched again by
-// any instance, deciding nothing another instance would decide otherwise
-// (shared/mcp: nothing that matters lives in a process).
+// thing this package holds in a process's memory: public, and fetched by
+// any instance that lacks it, so no request depends on which instance it
+// lands on (shared/mcp: nothing that matters lives in a process).
 //
 // Tokens are not revocable here: they live until "exp" (keep them short).
 // API keys are untouched by all this, and with no issuer configured nothing
