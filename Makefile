@@ -27,7 +27,8 @@ FUZZ_TARGETS := \
 	shared/mcp:FuzzEraDetectionAndChecks \
 	shared/mcp:FuzzCursorOpen \
 	shared/mcp:FuzzRequestStateOpen \
-	shared/store/filestore:FuzzDecodeItem
+	shared/store/filestore:FuzzDecodeItem \
+	shared/auth/oauth:FuzzVerifyToken
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

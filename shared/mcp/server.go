@@ -470,14 +470,17 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, sessionID string,
 func (s *Server) unauthorized(w http.ResponseWriter, id ID, d Denial) {
 	challenge := s.opts.Challenge
 	status, msg := http.StatusUnauthorized,
-		"Authentication required: present a valid API key as 'Authorization: Bearer <key>' or 'X-API-Key: <key>'."
+		"Authentication required: present a valid API key or access token as 'Authorization: Bearer <credential>' (an API key may also come as 'X-API-Key: <key>')."
 	switch d.Error {
 	case "invalid_token":
 		challenge += `, error="invalid_token"`
 		msg = "Authentication failed: the bearer token is invalid, expired or not issued for this server."
 	case "insufficient_scope":
 		status = http.StatusForbidden
-		challenge += `, error="insufficient_scope", scope="` + d.Scope + `"`
+		challenge += `, error="insufficient_scope"`
+		if !strings.Contains(challenge, "scope=") { // a parameter appears once (RFC 7235 §2.1)
+			challenge += `, scope="` + d.Scope + `"`
+		}
 		msg = "Forbidden: the token lacks the scope this server requires."
 	}
 	w.Header().Set("WWW-Authenticate", challenge)

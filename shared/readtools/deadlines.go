@@ -54,9 +54,7 @@ type DeadlineItem struct {
 // ListDeadlinesOutput is list_deadlines' answer.
 type ListDeadlinesOutput struct {
 	attest.Envelope
-	Results          *[]DeadlineItem  `json:"results"`
-	ResultsReadState attest.ReadState `json:"results_read_state"`
-	Page             *tools.Page      `json:"page"`
+	Listing[DeadlineItem]
 }
 
 func deadlineItem(c *tools.Call, d records.Deadline) DeadlineItem {
@@ -83,29 +81,18 @@ func deadlineItem(c *tools.Call, d records.Deadline) DeadlineItem {
 func (rt *readTools) listDeadlines(ctx context.Context, c *tools.Call, in ListDeadlinesInput) (ListDeadlinesOutput, error) {
 	b := attest.New(c.Now, c.Matter.ID, "Read the matter's deadline rows; a deadline is verified only when a recorded docketing check confirmed it, grounded when it cites a rule or source document.")
 	matterRow(b, c)
-	var out ListDeadlinesOutput
 	all, err := rt.repo.Deadlines(ctx, c.Who.Tenant, c.Matter.ID)
-	if err != nil {
-		out.ResultsReadState = attest.StateUnreadable
-		b.Unreadable("deadlines")
-		out.Envelope = b.Envelope()
-		return out, nil
-	}
 	var kept []records.Deadline
 	for _, d := range all {
 		if in.Status == "" || string(d.Status) == in.Status {
 			kept = append(kept, d)
 		}
 	}
-	page, block := tools.Paginate(kept, in.Paging, tools.MaxLimit, true)
-	results := make([]DeadlineItem, len(page))
-	for i, d := range page {
-		results[i] = deadlineItem(c, d)
-		b.Row(results[i].ProvenanceIDs[0], d.UpdatedAt)
-		b.Add(results[i].Item)
-	}
-	out.Results, out.Page = &results, &block
-	out.ResultsReadState = attest.ReadStateOf(len(kept), nil)
+	out := ListDeadlinesOutput{Listing: listRows(b, "deadlines", kept, err, in.Paging,
+		func(d records.Deadline) (DeadlineItem, attest.Item, time.Time) {
+			it := deadlineItem(c, d)
+			return it, it.Item, d.UpdatedAt
+		})}
 	out.Envelope = b.Envelope()
 	return out, nil
 }

@@ -40,9 +40,7 @@ type DocumentItem struct {
 // ListDocumentsOutput is list_documents' answer.
 type ListDocumentsOutput struct {
 	attest.Envelope
-	Results          *[]DocumentItem  `json:"results"`
-	ResultsReadState attest.ReadState `json:"results_read_state"`
-	Page             *tools.Page      `json:"page"`
+	Listing[DocumentItem]
 }
 
 func documentItem(c *tools.Call, d records.Document) DocumentItem {
@@ -70,29 +68,18 @@ func (rt *readTools) listDocuments(ctx context.Context, c *tools.Call, in ListDo
 	b := attest.New(c.Now, c.Matter.ID, "Read the matter's document rows; a document is verified when a recorded check recomputed its checksum, otherwise grounded as a source itself.")
 	matterRow(b, c)
 	clientSafeNote(b, c)
-	var out ListDocumentsOutput
 	all, err := rt.repo.Documents(ctx, c.Who.Tenant, c.Matter.ID)
-	if err != nil {
-		out.ResultsReadState = attest.StateUnreadable
-		b.Unreadable("documents")
-		out.Envelope = b.Envelope()
-		return out, nil
-	}
 	var kept []records.Document
 	for _, d := range visible(c, all, func(d records.Document) records.Privilege { return d.Privilege }) {
 		if in.Kind == "" || d.Kind == in.Kind {
 			kept = append(kept, d)
 		}
 	}
-	page, block := tools.Paginate(kept, in.Paging, tools.MaxLimit, true)
-	results := make([]DocumentItem, len(page))
-	for i, d := range page {
-		results[i] = documentItem(c, d)
-		b.Row(results[i].ProvenanceIDs[0], d.UpdatedAt)
-		b.Add(results[i].Item)
-	}
-	out.Results, out.Page = &results, &block
-	out.ResultsReadState = attest.ReadStateOf(len(kept), nil)
+	out := ListDocumentsOutput{Listing: listRows(b, "documents", kept, err, in.Paging,
+		func(d records.Document) (DocumentItem, attest.Item, time.Time) {
+			it := documentItem(c, d)
+			return it, it.Item, d.UpdatedAt
+		})}
 	out.Envelope = b.Envelope()
 	return out, nil
 }
@@ -258,10 +245,8 @@ type SearchInDocumentInput struct {
 // SearchInDocumentOutput is search_in_document's answer.
 type SearchInDocumentOutput struct {
 	attest.Envelope
-	Document         DocumentItem     `json:"document"`
-	Results          *[]Passage       `json:"results"`
-	ResultsReadState attest.ReadState `json:"results_read_state"`
-	Page             *tools.Page      `json:"page"`
+	Document DocumentItem `json:"document"`
+	Listing[Passage]
 }
 
 // searchInDocument returns the current version's passages that contain every
@@ -280,27 +265,17 @@ func (rt *readTools) searchInDocument(ctx context.Context, c *tools.Call, in Sea
 	out := SearchInDocumentOutput{Document: documentItem(c, d)}
 	b.Row(out.Document.ProvenanceIDs[0], d.UpdatedAt)
 	chunks, err := rt.allChunks(ctx, c, d.ID, d.CurrentVersion)
-	if err != nil {
-		out.ResultsReadState = attest.StateUnreadable
-		b.Unreadable("passages")
-		out.Envelope = b.Envelope()
-		return out, nil
-	}
 	var hits []records.Chunk
 	for _, ch := range chunks {
 		if containsAll(termCounts(ch.Text), terms) {
 			hits = append(hits, ch)
 		}
 	}
-	page, block := tools.Paginate(hits, in.Paging, tools.MaxLimit, true)
-	results := make([]Passage, len(page))
-	for i, ch := range page {
-		results[i] = passage(c, d, ch)
-		b.Row(results[i].ProvenanceIDs[0], ch.UpdatedAt)
-		b.Add(results[i].Item)
-	}
-	out.Results, out.Page = &results, &block
-	out.ResultsReadState = attest.ReadStateOf(len(hits), nil)
+	out.Listing = listRows(b, "passages", hits, err, in.Paging,
+		func(ch records.Chunk) (Passage, attest.Item, time.Time) {
+			p := passage(c, d, ch)
+			return p, p.Item, ch.UpdatedAt
+		})
 	out.Envelope = b.Envelope()
 	return out, nil
 }

@@ -82,9 +82,7 @@ func (pc *PostureCounts) add(p records.Posture) {
 // GetFactRecordOutput is get_fact_record's answer.
 type GetFactRecordOutput struct {
 	attest.Envelope
-	Results          *[]FactItem      `json:"results"`
-	ResultsReadState attest.ReadState `json:"results_read_state"`
-	Page             *tools.Page      `json:"page"`
+	Listing[FactItem]
 	// PostureCounts counts every visible fact of the matter (not only this
 	// page) by recorded posture.
 	PostureCounts *PostureCounts `json:"posture_counts"`
@@ -158,36 +156,28 @@ func (rt *readTools) getFactRecord(ctx context.Context, c *tools.Call, in GetFac
 	b := attest.New(c.Now, c.Matter.ID, "Read the matter's fact rows; a fact is verified only with a recorded confirmed check, grounded when it cites a document, pages and a quote, else ungrounded.")
 	matterRow(b, c)
 	clientSafeNote(b, c)
-	var out GetFactRecordOutput
 	all, err := rt.repo.Facts(ctx, c.Who.Tenant, c.Matter.ID)
 	var docVisible func(string) bool
 	if err == nil {
 		docVisible, err = rt.documentVisibility(ctx, c)
 	}
-	if err != nil {
-		out.ResultsReadState = attest.StateUnreadable
-		b.Unreadable("facts")
-		out.Envelope = b.Envelope()
-		return out, nil
-	}
-	seen := visible(c, all, func(f records.Fact) records.Privilege { return f.Privilege })
-	counts := PostureCounts{}
+	var out GetFactRecordOutput
 	var kept []records.Fact
-	for _, f := range seen {
-		counts.add(f.Posture)
-		if in.Posture == "" || string(f.Posture) == in.Posture {
-			kept = append(kept, f)
+	if err == nil {
+		counts := PostureCounts{}
+		for _, f := range visible(c, all, func(f records.Fact) records.Privilege { return f.Privilege }) {
+			counts.add(f.Posture)
+			if in.Posture == "" || string(f.Posture) == in.Posture {
+				kept = append(kept, f)
+			}
 		}
+		out.PostureCounts = &counts
 	}
-	page, block := tools.Paginate(kept, in.Paging, tools.MaxLimit, true)
-	results := make([]FactItem, len(page))
-	for i, f := range page {
-		results[i] = factItem(c, f, docVisible)
-		b.Row(results[i].ProvenanceIDs[0], f.UpdatedAt)
-		b.Add(results[i].Item)
-	}
-	out.Results, out.Page, out.PostureCounts = &results, &block, &counts
-	out.ResultsReadState = attest.ReadStateOf(len(kept), nil)
+	out.Listing = listRows(b, "facts", kept, err, in.Paging,
+		func(f records.Fact) (FactItem, attest.Item, time.Time) {
+			it := factItem(c, f, docVisible)
+			return it, it.Item, f.UpdatedAt
+		})
 	out.Envelope = b.Envelope()
 	return out, nil
 }

@@ -30,9 +30,7 @@ type NoteItem struct {
 // ListCaseNotesOutput is list_case_notes' answer.
 type ListCaseNotesOutput struct {
 	attest.Envelope
-	Results          *[]NoteItem      `json:"results"`
-	ResultsReadState attest.ReadState `json:"results_read_state"`
-	Page             *tools.Page      `json:"page"`
+	Listing[NoteItem]
 }
 
 func noteItem(c *tools.Call, n records.Note) NoteItem {
@@ -55,24 +53,13 @@ func (rt *readTools) listCaseNotes(ctx context.Context, c *tools.Call, in ListCa
 	b := attest.New(c.Now, c.Matter.ID, "Read the matter's case notes; a note is grounded only when it cites a document, otherwise it is its author's statement.")
 	matterRow(b, c)
 	clientSafeNote(b, c)
-	var out ListCaseNotesOutput
 	all, err := rt.repo.Notes(ctx, c.Who.Tenant, c.Matter.ID)
-	if err != nil {
-		out.ResultsReadState = attest.StateUnreadable
-		b.Unreadable("case notes")
-		out.Envelope = b.Envelope()
-		return out, nil
-	}
 	seen := visible(c, all, func(n records.Note) records.Privilege { return n.Privilege })
-	page, block := tools.Paginate(seen, in.Paging, tools.MaxLimit, true)
-	results := make([]NoteItem, len(page))
-	for i, n := range page {
-		results[i] = noteItem(c, n)
-		b.Row(results[i].ProvenanceIDs[0], n.UpdatedAt)
-		b.Add(results[i].Item)
-	}
-	out.Results, out.Page = &results, &block
-	out.ResultsReadState = attest.ReadStateOf(len(seen), nil)
+	out := ListCaseNotesOutput{Listing: listRows(b, "case notes", seen, err, in.Paging,
+		func(n records.Note) (NoteItem, attest.Item, time.Time) {
+			it := noteItem(c, n)
+			return it, it.Item, n.UpdatedAt
+		})}
 	out.Envelope = b.Envelope()
 	return out, nil
 }
