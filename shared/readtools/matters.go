@@ -100,23 +100,16 @@ type MatterDetail struct {
 // GetMatterOutput is get_matter's answer.
 type GetMatterOutput struct {
 	attest.Envelope
-	Matter                 MatterDetail     `json:"matter"`
-	OpenDeadlines          *[]DeadlineItem  `json:"open_deadlines"`
-	OpenDeadlinesReadState attest.ReadState `json:"open_deadlines_read_state"`
-	OpenDeadlinesCount     *int             `json:"open_deadlines_count"`
-	RecentNotes            *[]NoteItem      `json:"recent_notes"`
-	RecentNotesReadState   attest.ReadState `json:"recent_notes_read_state"`
-	RecentNotesCount       *int             `json:"recent_notes_count"`
+	Matter MatterDetail `json:"matter"`
 }
 
-// getMatter answers one matter with its next open deadlines (up to 5 of
-// open_deadlines_count) and newest visible notes (up to 3 of
-// recent_notes_count).
-func (rt *readTools) getMatter(ctx context.Context, c *tools.Call, _ GetMatterInput) (GetMatterOutput, error) {
+// getMatter answers one matter: the row the access funnel already read, so
+// it costs no further read. Its deadlines and notes are list_deadlines' and
+// list_case_notes' (filter and page there).
+func (rt *readTools) getMatter(_ context.Context, c *tools.Call, _ GetMatterInput) (GetMatterOutput, error) {
 	m := c.Matter
-	b := attest.New(c.Now, m.ID, "Read the matter row, its deadlines and its case notes; statuses follow what each row cites and the checks recorded on it.")
+	b := attest.New(c.Now, m.ID, "Read the matter row; a matter is grounded when it cites the pleading that opened it.")
 	matterRow(b, c)
-	clientSafeNote(b, c)
 	out := GetMatterOutput{Matter: MatterDetail{
 		MatterSummary: summarize(c, m), Team: m.Team,
 		SourceDocumentID: m.SourceDocumentID, ClosedOn: m.ClosedOn,
@@ -125,38 +118,6 @@ func (rt *readTools) getMatter(ctx context.Context, c *tools.Call, _ GetMatterIn
 		out.Matter.Team = []string{}
 	}
 	b.Add(out.Matter.Item)
-
-	open, nOpen, err := rt.repo.OpenDeadlines(ctx, c.Who.Tenant, m.ID, 5)
-	if err != nil {
-		out.OpenDeadlinesReadState = attest.StateUnreadable
-		b.Unreadable("open deadlines")
-	} else {
-		items := make([]DeadlineItem, 0, len(open))
-		for _, d := range open {
-			it := deadlineItem(c, d)
-			b.Row(it.ProvenanceIDs[0], d.UpdatedAt)
-			b.Add(it.Item)
-			items = append(items, it)
-		}
-		out.OpenDeadlines, out.OpenDeadlinesCount = &items, &nOpen
-		out.OpenDeadlinesReadState = attest.ReadStateOf(nOpen, nil)
-	}
-
-	notes, nNotes, err := rt.repo.RecentNotes(ctx, c.Who.Tenant, m.ID, 3, c.Sees)
-	if err != nil {
-		out.RecentNotesReadState = attest.StateUnreadable
-		b.Unreadable("recent notes")
-	} else {
-		items := make([]NoteItem, 0, len(notes))
-		for _, n := range notes {
-			it := noteItem(c, n)
-			b.Row(it.ProvenanceIDs[0], n.UpdatedAt)
-			b.Add(it.Item)
-			items = append(items, it)
-		}
-		out.RecentNotes, out.RecentNotesCount = &items, &nNotes
-		out.RecentNotesReadState = attest.ReadStateOf(nNotes, nil)
-	}
 	out.Envelope = b.Envelope()
 	return out, nil
 }

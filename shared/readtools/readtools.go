@@ -66,7 +66,7 @@ func Register(reg *tools.Registry, opts Options) error {
 		tools.Register(reg, spec("list_matters", "List matters", auth.ScopeRead,
 			"Lists the matters this credential can reach, with attestation. Paged with offset and limit."), rt.listMatters),
 		tools.Register(reg, spec("get_matter", "Get a matter", auth.ScopeRead,
-			"Returns one matter by case_id: caption, court, client, team, its open deadlines and most recent case notes, with attestation."), rt.getMatter),
+			"Returns one matter by case_id: caption, court, docket number, client, practice area, status and team, with attestation. Its deadlines and notes: list_deadlines and list_case_notes."), rt.getMatter),
 		tools.Register(reg, spec("list_documents", "List documents", auth.ScopeDocsRead,
 			"Lists the documents of a matter (title, kind, privilege, version, pages, checksum), with attestation. Paged with offset and limit."), rt.listDocuments),
 		tools.Register(reg, spec("get_document", "Get a document", auth.ScopeDocsRead,

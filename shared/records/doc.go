@@ -20,8 +20,7 @@
 //
 // One table, string keys, no secondary index. Every row keeps its payload as
 // the JSON of its Go type in the []byte attribute "data" (AttrData) and has
-// Version 1 when imported; deadlines also carry their status (AttrStatus) and
-// notes their privilege (AttrPrivilege), so listings filter before decoding. Ids are validated by ValidID (no '#', no control
+// Version 1 when imported. Ids are validated by ValidID (no '#', no control
 // characters, at most 128 bytes), so each key below has exactly one parse and
 // every kind is a clean sort-key prefix of its partition:
 //

@@ -95,11 +95,7 @@ func DeadlineItem(tenant string, d Deadline) (store.Item, error) {
 	if err := d.Validate(); err != nil {
 		return store.Item{}, err
 	}
-	it, err := newItem(DeadlineKey(tenant, d.Matter, d.Due, d.ID), d)
-	if err == nil {
-		it.Attrs[AttrStatus] = string(d.Status) // filter without decoding
-	}
-	return it, err
+	return newItem(DeadlineKey(tenant, d.Matter, d.Due, d.ID), d)
 }
 
 // NoteItem returns the item of a note row of tenant.
@@ -108,11 +104,7 @@ func NoteItem(tenant string, n Note) (store.Item, error) {
 	if err := n.Validate(); err != nil {
 		return store.Item{}, err
 	}
-	it, err := newItem(NoteKey(tenant, n.Matter, n.CreatedAt, n.ID), n)
-	if err == nil {
-		it.Attrs[AttrPrivilege] = string(n.Privilege) // filter without decoding
-	}
-	return it, err
+	return newItem(NoteKey(tenant, n.Matter, n.CreatedAt, n.ID), n)
 }
 
 func newItem(k store.Key, payload any) (store.Item, error) {

@@ -10,13 +10,6 @@ import (
 // AttrData is the attribute holding a row's JSON payload.
 const AttrData = "data"
 
-// Small attributes beside the payload, for filtering a collection without
-// decoding every row: a deadline's status and a note's privilege.
-const (
-	AttrStatus    = "status"
-	AttrPrivilege = "privilege"
-)
-
 // NoteTimeLayout is the fixed-width UTC layout of a note's creation time in
 // its sort key, so byte order is time order (RFC 3339 with trimmed trailing
 // zeros is not).

@@ -94,10 +94,10 @@ func TestAThrottledOrUnavailableTableIsNeverAnEmptySuccess(t *testing.T) {
 		field string            // the collection that must be unreadable
 		read  map[string]string // collections that must still be read
 	}{
-		{"get_matter, deadlines throttled", fault(throttled, "Query", "DL#"), "get_matter", map[string]any{"case_id": m},
-			"open_deadlines", map[string]string{"recent_notes": "read"}},
-		{"get_matter, notes unavailable", fault(unavailable, "Query", "NOTE#"), "get_matter", map[string]any{"case_id": m},
-			"recent_notes", map[string]string{"open_deadlines": "read"}},
+		{"list_deadlines, deadlines throttled", fault(throttled, "Query", "DL#"), "list_deadlines", map[string]any{"case_id": m},
+			"results", nil},
+		{"list_case_notes, notes unavailable", fault(unavailable, "Query", "NOTE#"), "list_case_notes", map[string]any{"case_id": m},
+			"results", nil},
 		{"list_case_notes, notes throttled", fault(throttled, "Query", "NOTE#"), "list_case_notes", map[string]any{"case_id": m},
 			"results", nil},
 		{"get_document, chunks unavailable", fault(unavailable, "Query", "CHUNK#"), "get_document",
