@@ -12,9 +12,14 @@
 //     loopback port and a fresh data folder (the first start seeds the demo
 //     firm and mints the dev and fixture keys), waiting until it answers.
 //  3. It runs `conformance server --url … -o DIR` of 0.1.16 (the 2025-era
-//     scenarios) and of 0.2.0-alpha.12 with --requirements 2025-11-25,
-//     printing each run's output as it comes. A suite's exit code already
-//     ignores its unscored scenarios; any non-zero exit fails the command.
+//     scenarios) and of 0.2.0-alpha.12 with --requirements 2025-11-25 and
+//     then with --requirements 2026-07-28 (the stateless era: _meta on every
+//     request, server/discover, multi-round-trip requests), printing each
+//     run's output as it comes. A suite's exit code already ignores its
+//     unscored scenarios (the 2026 tasks extension, pending header
+//     scenarios); any non-zero exit fails the command. Each run's
+//     "Total:" line and its "Not scored" summary (with the unscored
+//     scenarios that failed) are repeated at the end.
 //  4. It restarts the server on the same folder with a page size of 2 and
 //     runs the TypeScript SDK interop test (node --test) against it: the dev
 //     key's session pages every Custody list, reads, gets a prompt and calls
@@ -24,10 +29,8 @@
 // The servers are stopped in every case (and die with this process on
 // Linux). Results (each scenario's checks.json, the server logs) stay in a
 // temporary folder when anything failed, and its path is printed; -o keeps
-// them in a folder of your choice.
-//
-// The 2026-07-28 requirement set (--requirements 2026-07-28) is not run yet:
-// that era's pipeline is a later issue.
+// them in a folder of your choice (one subfolder per run, named by release
+// and requirement set).
 package main
 
 import (
@@ -39,6 +42,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -56,19 +60,47 @@ const (
 // list takes several pages.
 const interopPageSize = 2
 
-// suite is one pinned release of the conformance suite and its arguments
-// after `server --url URL -o DIR`.
+// suite is one run of a pinned release of the conformance suite: with a
+// requirement set (--requirements REV, 0.2 releases) or its default scenarios.
 type suite struct {
-	Version string
-	Args    []string
+	Version      string
+	Requirements string
+}
+
+// Args are the run's arguments after `server --url URL -o DIR`.
+func (s suite) Args() []string {
+	if s.Requirements == "" {
+		return nil
+	}
+	return []string{"--requirements", s.Requirements}
+}
+
+// Out is the run's results folder under the results folder.
+func (s suite) Out() string {
+	if s.Requirements == "" {
+		return s.Version
+	}
+	return s.Version + "-" + s.Requirements
 }
 
 // suites are the runs of `make conformance`, in order.
 func suites() []suite {
 	return []suite{
 		{Version: "0.1.16"},
-		{Version: "0.2.0-alpha.12", Args: []string{"--requirements", "2025-11-25"}},
+		{Version: "0.2.0-alpha.12", Requirements: "2025-11-25"},
+		{Version: "0.2.0-alpha.12", Requirements: "2026-07-28"},
 	}
+}
+
+// releases are the suite releases the runs need, each once, in order.
+func releases() []string {
+	var out []string
+	for _, s := range suites() {
+		if !slices.Contains(out, s.Version) {
+			out = append(out, s.Version)
+		}
+	}
+	return out
 }
 
 func main() {
@@ -125,9 +157,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("install Node %s: %v", NodeVersion, err)
 	}
-	for _, s := range suites() {
-		if err := inst.tree(ctx, filepath.Join(root, "scripts", "conformance", "npm", s.Version), inst.suiteDir(s.Version)); err != nil {
-			return fail("install the conformance suite %s: %v", s.Version, err)
+	for _, v := range releases() {
+		if err := inst.tree(ctx, filepath.Join(root, "scripts", "conformance", "npm", v), inst.suiteDir(v)); err != nil {
+			return fail("install the conformance suite %s: %v", v, err)
 		}
 	}
 	interopDir := filepath.Join(inst.tools, "interop-ts")
@@ -158,7 +190,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer srv.stop()
 		for _, s := range suites() {
-			res := runSuite(ctx, node, inst.suiteDir(s.Version), s, srv.URL, filepath.Join(results, s.Version), *timeout, stdout)
+			res := runSuite(ctx, node, inst.suiteDir(s.Version), s, srv.URL, filepath.Join(results, s.Out()), *timeout, stdout)
 			summary = append(summary, res.String())
 			if !res.ok() {
 				failed = true

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -33,14 +35,14 @@ func lockedVersion(t *testing.T, dir, pkg string) (locked, wanted string) {
 }
 
 func TestEveryRunIsPinnedToAnExactVersionByItsLockfile(t *testing.T) {
-	for _, s := range suites() {
-		locked, wanted := lockedVersion(t, filepath.Join("npm", s.Version), "@modelcontextprotocol/conformance")
-		if locked != s.Version || wanted != s.Version {
-			t.Errorf("npm/%s pins the suite at %q (lock) and %q (package.json), want exactly %s", s.Version, locked, wanted, s.Version)
+	for _, v := range releases() {
+		locked, wanted := lockedVersion(t, filepath.Join("npm", v), "@modelcontextprotocol/conformance")
+		if locked != v || wanted != v {
+			t.Errorf("npm/%s pins the suite at %q (lock) and %q (package.json), want exactly %s", v, locked, wanted, v)
 		}
 		// The SDK client the suite drives is the one the interop test pins.
-		if sdk, _ := lockedVersion(t, filepath.Join("npm", s.Version), "@modelcontextprotocol/sdk"); sdk != SDKVersion {
-			t.Errorf("npm/%s locks the SDK at %q, want %s", s.Version, sdk, SDKVersion)
+		if sdk, _ := lockedVersion(t, filepath.Join("npm", v), "@modelcontextprotocol/sdk"); sdk != SDKVersion {
+			t.Errorf("npm/%s locks the SDK at %q, want %s", v, sdk, SDKVersion)
 		}
 	}
 	locked, wanted := lockedVersion(t, filepath.Join("..", "interop", "ts"), "@modelcontextprotocol/sdk")
@@ -99,5 +101,46 @@ func TestSummaryLinesAreFound(t *testing.T) {
 	}
 	if r := (result{Name: "x", Summary: "Total: 1 passed, 1 failed", ExitCode: 1}); r.ok() {
 		t.Error("a run exiting 1 is ok")
+	}
+}
+
+func TestEveryEraIsRunEachRunInItsOwnFolderAndEachReleaseInstalledOnce(t *testing.T) {
+	var reqs, outs []string
+	for _, s := range suites() {
+		reqs = append(reqs, s.Requirements)
+		if slices.Contains(outs, s.Out()) {
+			t.Errorf("two runs write to %s", s.Out())
+		}
+		outs = append(outs, s.Out())
+	}
+	if !slices.Equal(reqs, []string{"", "2025-11-25", "2026-07-28"}) {
+		t.Errorf("requirement sets %q, want 0.1.16's default, then 2025-11-25 and 2026-07-28", reqs)
+	}
+	if got := suites()[2].Args(); !slices.Equal(got, []string{"--requirements", "2026-07-28"}) {
+		t.Errorf("the 2026 run's arguments %q", got)
+	}
+	if got := releases(); !slices.Equal(got, []string{"0.1.16", "0.2.0-alpha.12"}) {
+		t.Errorf("releases %q, want each once", got)
+	}
+}
+
+func TestTheNotScoredSummaryKeepsItsLineAndTheFailingScenarios(t *testing.T) {
+	out := []byte("✗ tasks-lifecycle: 1 passed, 8 failed\n\nTotal: 150 passed, 35 failed\n\n" +
+		"Not scored for 2026-07-28: 3 scenario(s) run, 2 failing. These do not affect conformance.\n" +
+		"  ✗ tasks-lifecycle (extension)\n  ✓ json-schema-2020-12 (pending)\n  ✗ http-custom-header-server-validation (pending)\n")
+	want := []string{
+		"Not scored for 2026-07-28: 3 scenario(s) run, 2 failing. These do not affect conformance.",
+		"unscored, failing: tasks-lifecycle (extension)",
+		"unscored, failing: http-custom-header-server-validation (pending)",
+	}
+	if got := notScored(out); !slices.Equal(got, want) {
+		t.Errorf("notScored = %q, want %q", got, want)
+	}
+	if got := notScored([]byte("Total: 39 passed, 0 failed\n")); got != nil {
+		t.Errorf("0.1.16's output has no such summary, got %q", got)
+	}
+	r := result{Name: "x", Summary: "Total: 1 passed, 1 failed", NotScored: want[:2]}
+	if s := r.String(); !strings.Contains(s, "\n    Not scored for 2026-07-28") || !strings.Contains(s, "\n    unscored, failing: tasks-lifecycle") {
+		t.Errorf("String() = %q, want the not-scored lines indented below", s)
 	}
 }

@@ -23,6 +23,9 @@ type result struct {
 	// Summary is the run's own summary line, e.g. the suite's
 	// "Total: N passed, M failed" ("" when it printed none).
 	Summary string
+	// NotScored is a 0.2 suite's "Not scored for REV: …" line followed by
+	// its unscored scenarios that failed (none when it printed no such line).
+	NotScored []string
 	// ExitCode is the process's (-1 when it did not end by itself).
 	ExitCode int
 	// Err says why the run could not be made or did not end.
@@ -40,6 +43,9 @@ func (r result) String() string {
 	if r.Err != nil {
 		s += ": " + r.Err.Error()
 	}
+	for _, line := range r.NotScored {
+		s += "\n    " + line
+	}
 	return s
 }
 
@@ -48,23 +54,50 @@ func (r result) String() string {
 var (
 	totalLine    = regexp.MustCompile(`(?m)^Total: \d+ passed, \d+ failed\s*$`)
 	nodeTestLine = regexp.MustCompile(`(?m)^ℹ (tests|pass|fail) \d+\s*$`)
+	// notScoredLine heads a 0.2 suite's list of unscored scenarios, one
+	// "  ✓|✗ <name> (<reason>)" line each.
+	notScoredLine    = regexp.MustCompile(`^Not scored for \S+: \d+ scenario\(s\) run`)
+	unscoredFailLine = regexp.MustCompile(`^\s+✗ \S+`)
 )
+
+// notScored returns the last "Not scored for …" line of a suite's output
+// and the failing unscored scenarios listed under it.
+func notScored(output []byte) []string {
+	var out []string
+	lines := strings.Split(string(output), "\n")
+	for i, line := range lines {
+		if !notScoredLine.MatchString(line) {
+			continue
+		}
+		out = []string{strings.TrimSpace(line)}
+		for _, l := range lines[i+1:] {
+			if !strings.HasPrefix(l, " ") {
+				break
+			}
+			if unscoredFailLine.MatchString(l) {
+				out = append(out, "unscored, failing: "+strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "✗")))
+			}
+		}
+	}
+	return out
+}
 
 // runSuite runs `conformance server --url URL -o OUT [args]` of the
 // release installed in dir.
 func runSuite(ctx context.Context, node, dir string, s suite, url, out string, timeout time.Duration, stdout io.Writer) result {
-	name := strings.TrimSpace("@modelcontextprotocol/conformance@" + s.Version + " server " + strings.Join(s.Args, " "))
+	name := strings.TrimSpace("@modelcontextprotocol/conformance@" + s.Version + " server " + strings.Join(s.Args(), " "))
 	entry, err := filepath.EvalSymlinks(filepath.Join(dir, "node_modules", ".bin", "conformance"))
 	if err != nil {
 		return result{Name: name, ExitCode: -1, Err: err}
 	}
 	fmt.Fprintf(stdout, "\n=== %s --url %s ===\n", name, url)
-	args := append([]string{entry, "server", "--url", url, "-o", out}, s.Args...)
+	args := append([]string{entry, "server", "--url", url, "-o", out}, s.Args()...)
 	code, output, err := runNode(ctx, node, dir, args, nil, timeout, stdout)
 	res := result{Name: name, ExitCode: code, Err: err}
 	if m := totalLine.FindAll(output, -1); len(m) > 0 {
 		res.Summary = strings.TrimSpace(string(m[len(m)-1]))
 	}
+	res.NotScored = notScored(output)
 	return res
 }
 

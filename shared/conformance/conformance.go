@@ -1,7 +1,7 @@
 // Package conformance is the fixture profile the official MCP conformance
 // suite (@modelcontextprotocol/conformance, PROTOCOL.md "Conformance")
 // expects of a server under test: the tools, prompts, resources and resource
-// template its 2025-era server scenarios call by name (test_simple_text,
+// template its server scenarios call by name (test_simple_text,
 // test_sampling, test://static-text, test_prompt_with_arguments, …), with the
 // exact shapes its checks read.
 //
@@ -25,8 +25,13 @@
 // stays sorted by name like every list, so json_schema_2020_12_tool comes
 // first.
 //
-// The 2026-07-28 fixtures (test_missing_capability, the input_required
-// family, …) belong to the issue that implements that era's pipeline.
+// The 2026-07-28 scenarios' fixtures (mrtr.go: test_missing_capability,
+// test_streaming_elicitation, test_logging_tool, the eight
+// test_input_required_result_* tools and the test_input_required_result_prompt
+// prompt) are listed in both eras and ask through mcp.Peer like the 2025
+// ones, so one implementation serves a 2025 session (questions on the call's
+// stream, parked) and a 2026-07-28 request (multi-round-trip requests:
+// input_required results and sealed request states).
 package conformance
 
 import (

@@ -29,7 +29,13 @@ var fixtureNames = []string{
 	"json_schema_2020_12_tool",
 	"test_audio_content", "test_elicitation", "test_elicitation_sep1034_defaults",
 	"test_elicitation_sep1330_enums", "test_embedded_resource", "test_error_handling",
-	"test_image_content", "test_multiple_content_types", "test_sampling", "test_simple_text",
+	"test_image_content",
+	"test_input_required_result_capabilities", "test_input_required_result_elicitation",
+	"test_input_required_result_list_roots", "test_input_required_result_multi_round",
+	"test_input_required_result_multiple_inputs", "test_input_required_result_request_state",
+	"test_input_required_result_sampling", "test_input_required_result_tampered_state",
+	"test_logging_tool", "test_missing_capability",
+	"test_multiple_content_types", "test_sampling", "test_simple_text", "test_streaming_elicitation",
 	"test_tool_with_logging", "test_tool_with_progress",
 }
 
@@ -433,7 +439,7 @@ func TestPromptsAnswerWhatTheSuiteChecks(t *testing.T) {
 			t.Errorf("prompt %s has no description", p["name"])
 		}
 	}
-	want := []string{"test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image", "test_simple_prompt"}
+	want := []string{"test_input_required_result_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image", "test_simple_prompt"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("prompts/list (-want +got):\n%s", diff)
 	}

@@ -13,7 +13,9 @@ import (
 )
 
 // The prompts of the suite's prompts-* and completion-complete scenarios
-// (src/scenarios/server/prompts.ts, utils.ts), behind the conformance scope.
+// (src/scenarios/server/prompts.ts, utils.ts) and of its 2026-07-28
+// input-required-result-non-tool-request scenario (mrtr.go), behind the
+// conformance scope.
 
 // RegisterPrompts adds the fixture prompts to reg.
 func RegisterPrompts(reg *prompts.Registry) error {
@@ -51,6 +53,7 @@ func RegisterPrompts(reg *prompts.Registry) error {
 				}, nil
 			},
 		}),
+		reg.Add(inputRequiredPrompt()),
 		reg.Add(prompts.Prompt{
 			Name: "test_prompt_with_image", Title: "Prompt with an image", Scope: auth.ScopeConformance,
 			Description: "A prompt whose first message is an image (a 1x1 PNG).",

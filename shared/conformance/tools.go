@@ -16,6 +16,7 @@ import (
 // pending json-schema-2020-12 scenario, each answering as the scenario's
 // checks read it. Names, texts and schemas are the suite's
 // (src/scenarios/server/tools.ts, elicitation-*.ts, json-schema-2020-12.ts).
+// The 2026-07-28 scenarios' tools are in mrtr.go.
 
 // NoInput is the input of the fixtures that take no arguments (the suite
 // calls test_simple_text with no arguments at all; absent arguments are {}).
@@ -108,6 +109,7 @@ func Register(reg *tools.Registry, opts Options) error {
 				return elicit(ctx, c, "Elicitation completed", "Please select options from the enum fields", enumsSchema())
 			}),
 		registerSchemaTool(reg),
+		register2026(reg),
 	)
 }
 

@@ -199,7 +199,7 @@ describe('the fixture profile (no credential)', () => {
 
   test('pages the fixture prompts, resources and templates, and sees nothing of Custody', async () => {
     const prompts = (await pageAll((p) => client.listPrompts(p), 'prompts', (p) => p.name)).items.map((p) => p.name);
-    assert.deepEqual(prompts, ['test_prompt_with_arguments', 'test_prompt_with_embedded_resource', 'test_prompt_with_image', 'test_simple_prompt']);
+    assert.deepEqual(prompts, ['test_input_required_result_prompt', 'test_prompt_with_arguments', 'test_prompt_with_embedded_resource', 'test_prompt_with_image', 'test_simple_prompt']);
     const resources = (await pageAll((p) => client.listResources(p), 'resources', (r) => r.uri)).items.map((r) => r.uri);
     assert.deepEqual(resources, ['test://static-binary', 'test://static-text', 'test://watched-resource']);
     const templates = (await pageAll((p) => client.listResourceTemplates(p), 'resourceTemplates', (t) => t.uriTemplate)).items;
