@@ -38,9 +38,10 @@ fuzz:
 	  test $${PIPESTATUS[0]} -eq 0; \
 	done
 
-# The official MCP conformance suite (0.1.16, and 0.2.0-alpha.12 with
-# --requirements 2025-11-25) and the TypeScript SDK interop test, against the
-# dev server's loopback fixture profile. Node 22 and the npm packages are
+# The official MCP conformance suite (0.1.16; 0.2.0-alpha.12 with
+# --requirements 2025-11-25 and with --requirements 2026-07-28) and the
+# TypeScript SDK interop test, against the dev server's loopback fixture
+# profile. Any scored failure fails the target; no baseline is used. Node 22 and the npm packages are
 # installed into .tools/ on first use (the machine's npm is the installer;
 # lockfiles in scripts/conformance/npm and scripts/interop/ts pin them).
 conformance:

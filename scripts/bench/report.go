@@ -164,18 +164,33 @@ func (r *report) writeTable(w io.Writer) {
 }
 
 // writeVerdicts states Custody against its two targets: CPU per call no
-// higher than the Go SDK's, and start-up within 15 ms.
+// higher than the Go SDK's, and start-up within 15 ms; then what the
+// 2026-07-28 revision costs each server against the 2025 era.
 func (r *report) writeVerdicts(w io.Writer) {
-	var custody, gosdk *targetResult
+	byName := map[string]*targetResult{}
 	for i := range r.Targets {
-		switch r.Targets[i].Name {
-		case "custody":
-			custody = &r.Targets[i]
-		case "go-sdk":
-			gosdk = &r.Targets[i]
+		if r.Targets[i].Error == "" {
+			byName[r.Targets[i].Name] = &r.Targets[i]
 		}
 	}
-	if custody == nil || custody.Error != "" {
+	defer func() {
+		for _, name := range []string{"custody", "go-sdk"} {
+			old, neu := byName[name], byName[name+"-2026"]
+			if old == nil || neu == nil {
+				continue
+			}
+			for _, a := range old.Levels {
+				for _, b := range neu.Levels {
+					if a.Concurrency == b.Concurrency && a.CPUMicrosPerCall > 0 {
+						fmt.Fprintf(w, "%s CPU/call at c=%d in the 2026-07-28 era: %.1f µs against %.1f µs in the 2025 era (%+.0f%%)\n",
+							name, a.Concurrency, b.CPUMicrosPerCall, a.CPUMicrosPerCall, 100*(b.CPUMicrosPerCall/a.CPUMicrosPerCall-1))
+					}
+				}
+			}
+		}
+	}()
+	custody, gosdk := byName["custody"], byName["go-sdk"]
+	if custody == nil {
 		return
 	}
 	if len(custody.Startup.SamplesMs) > 0 {
@@ -185,7 +200,7 @@ func (r *report) writeVerdicts(w io.Writer) {
 		}
 		fmt.Fprintf(w, "custody start-up (seeded data folder, seeding excluded): median %.2f ms %s the 15 ms target\n", custody.Startup.MedianMs, verdict)
 	}
-	if gosdk == nil || gosdk.Error != "" {
+	if gosdk == nil {
 		return
 	}
 	for _, c := range custody.Levels {

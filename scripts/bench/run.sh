@@ -58,7 +58,7 @@ mkdir -p "$bin"
 echo "bench: building into $bin" >&2
 (cd "$here" && go build -trimpath -o "$bin/" . ./peer/gosdk ./peer/mcpgo)
 
-targets="go-sdk,mcp-go,custody"
+targets="go-sdk,mcp-go,custody,go-sdk-2026,custody-2026"
 custody_built=1
 if ! (cd "$root" && go build -trimpath -o "$bin/custody" ./scripts/dev &&
 	go build -trimpath -o "$bin/custodyctl" ./scripts/custodyctl); then
