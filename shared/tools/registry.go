@@ -25,8 +25,10 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/custodymcp/custody/shared/access"
@@ -101,11 +103,62 @@ func (c *Call) Sees(p records.Privilege) bool {
 type Handler[In, Out any] func(ctx context.Context, c *Call, in In) (Out, error)
 
 type tool struct {
-	spec      Spec
+	spec Spec
+	run  func(ctx context.Context, c *Call, args json.RawMessage) (any, *Refusal)
+
+	// Built on first use (prepare): encoding an output schema and compiling
+	// a validator cost milliseconds per tool, which a server pays at its
+	// first tools/list or call rather than at start.
+	once      sync.Once
+	prepErr   error
+	in        json.RawMessage
+	out       *jsonschema.Schema // nil for a Raw tool
 	wire      mcp.Tool
 	strict    json.RawMessage
 	validator *validator.Schema
-	run       func(ctx context.Context, c *Call, args json.RawMessage) (any, *Refusal)
+}
+
+// prepare builds the tool's advertised definition and its validator once.
+func (r *Registry) prepare(t *tool) error {
+	t.once.Do(func() {
+		var outJSON json.RawMessage
+		if t.out != nil {
+			var err error
+			if t.strict, err = json.Marshal(t.out); err == nil {
+				outJSON, err = json.Marshal(outputSchema(t.out))
+			}
+			if err != nil {
+				t.prepErr = fmt.Errorf("tool %q: encode output schema: %w", t.spec.Name, err)
+				return
+			}
+		}
+		r.compileMu.Lock()
+		v, err := compile(r.compiler, t.spec.Name, t.in)
+		r.compileMu.Unlock()
+		if err != nil {
+			t.prepErr = fmt.Errorf("tool %q: compile input schema: %w", t.spec.Name, err)
+			return
+		}
+		ann := t.spec.Annotations
+		ann.Title = t.spec.Title
+		t.validator = v
+		t.wire = mcp.Tool{
+			Name: t.spec.Name, Title: t.spec.Title, Description: t.spec.Description,
+			InputSchema: t.in, OutputSchema: outJSON, Annotations: &ann,
+		}
+	})
+	return t.prepErr
+}
+
+// Check prepares every tool and returns the first failure: a server's tests
+// call it so that no schema problem waits for a first call.
+func (r *Registry) Check() error {
+	for _, n := range r.Names() {
+		if err := r.prepare(r.tools[n]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // KillSwitch turns off tools or whole tenants from configuration: a frozen
@@ -128,9 +181,10 @@ type Options struct {
 
 // Registry holds the tools and serves tools/list and tools/call.
 type Registry struct {
-	opts     Options
-	tools    map[string]*tool
-	compiler *validator.Compiler
+	opts      Options
+	tools     map[string]*tool
+	compiler  *validator.Compiler
+	compileMu sync.Mutex // a Compiler is not safe for concurrent use
 }
 
 // NewRegistry returns an empty registry.
@@ -160,33 +214,17 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) error {
 	if err != nil {
 		return fmt.Errorf("register tool %q: %w", spec.Name, err)
 	}
-	var strict, outJSON json.RawMessage
+	t := &tool{spec: spec, in: inJSON}
 	if reflect.TypeFor[Out]() != reflect.TypeFor[Raw]() {
-		out, err := inferSchema(reflect.TypeFor[Out]())
-		if err != nil {
+		if t.out, err = inferSchema(reflect.TypeFor[Out]()); err != nil {
 			return fmt.Errorf("register tool %q: output schema: %w", spec.Name, err)
 		}
-		if strict, err = json.Marshal(out); err != nil {
-			return fmt.Errorf("register tool %q: %w", spec.Name, err)
-		}
-		if outJSON, err = json.Marshal(outputSchema(out)); err != nil {
-			return fmt.Errorf("register tool %q: %w", spec.Name, err)
-		}
 	}
-	v, err := compile(r.compiler, spec.Name, inJSON)
-	if err != nil {
-		return fmt.Errorf("register tool %q: compile input schema: %w", spec.Name, err)
-	}
-	ann := spec.Annotations
-	ann.Title = spec.Title
-	t := &tool{
-		spec: spec,
-		wire: mcp.Tool{
-			Name: spec.Name, Title: spec.Title, Description: spec.Description,
-			InputSchema: inJSON, OutputSchema: outJSON, Annotations: &ann,
-		},
-		strict:    strict,
-		validator: v,
+	if spec.InputSchema != nil {
+		// A verbatim schema is checked now: nothing inferred it.
+		if err := r.prepare(t); err != nil {
+			return fmt.Errorf("register %w", err)
+		}
 	}
 	t.run = func(ctx context.Context, c *Call, args json.RawMessage) (any, *Refusal) {
 		var input In
@@ -267,7 +305,7 @@ func (r *Registry) Names() []string {
 // Tool returns a registered tool's definition.
 func (r *Registry) Tool(name string) (mcp.Tool, bool) {
 	t, ok := r.tools[name]
-	if !ok {
+	if !ok || r.prepare(t) != nil {
 		return mcp.Tool{}, false
 	}
 	return t.wire, true
@@ -285,7 +323,13 @@ func (r *Registry) Spec(name string) (Spec, bool) {
 // StrictSchema returns the success schema of a tool's output with every
 // non-omitempty field required: the strict internal envelope schema that
 // success results are tested against.
-func (r *Registry) StrictSchema(name string) json.RawMessage { return r.tools[name].strict }
+func (r *Registry) StrictSchema(name string) json.RawMessage {
+	t := r.tools[name]
+	if r.prepare(t) != nil {
+		return nil
+	}
+	return t.strict
+}
 
 // visible returns the names of the tools the credential's scopes allow, sorted.
 func (r *Registry) visible(c *auth.Credential) []string {
@@ -326,7 +370,11 @@ func (r *Registry) list(_ context.Context, req *mcp.Request) (any, error) {
 	}
 	res := mcp.ListToolsResult{Tools: make([]mcp.Tool, 0, end-start), NextCursor: next}
 	for _, n := range names[start:end] {
-		res.Tools = append(res.Tools, r.tools[n].wire.ForRevision(req.Revision))
+		t := r.tools[n]
+		if err := r.prepare(t); err != nil {
+			return nil, err
+		}
+		res.Tools = append(res.Tools, t.wire.ForRevision(req.Revision))
 	}
 	return res, nil
 }
@@ -389,6 +437,10 @@ func (r *Registry) govern(ctx context.Context, req *mcp.Request, t *tool, args j
 				Data:    map[string]any{"requiredCapabilities": missing}}}
 		}
 		return nil, Refuse(ClassValidation, msgCannotAsk)
+	}
+	if err := r.prepare(t); err != nil {
+		r.opts.Logger.ErrorContext(ctx, "tool not prepared", "tool", t.spec.Name, "err", err)
+		return nil, Refuse(ClassInternal, msgInternal)
 	}
 	if err := t.validator.Validate(doc); err != nil {
 		return nil, validationRefusal(err)

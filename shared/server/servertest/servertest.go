@@ -200,6 +200,9 @@ func (e *Env) Instance(t testing.TB) (*server.Server, string) {
 		hs.Listener.Close()
 		t.Fatalf("compose server: %v", err)
 	}
+	if err := srv.Registry.Check(); err != nil {
+		t.Fatalf("a tool cannot be prepared: %v", err)
+	}
 	hs.Config.Handler = srv.Handler()
 	hs.Start()
 	t.Cleanup(hs.Close)
