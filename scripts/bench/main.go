@@ -184,7 +184,7 @@ func describe(cfg *config, name string) (*target, error) {
 			Args: func(addr string) []string { return []string{"-addr", addr} }}, nil
 	case "go-sdk-2026":
 		return &target{Name: name, Bin: filepath.Join(cfg.bin, "gosdk"), Era2026: true,
-			Args: func(addr string) []string { return []string{"-addr", addr} }}, nil
+			Args: func(addr string) []string { return []string{"-addr", addr, "-stateless"} }}, nil
 	case "custody", "custody-2026":
 		t := &target{Name: name, Bin: filepath.Join(cfg.bin, "custody"), Era2026: name == "custody-2026",
 			Args: func(addr string) []string { return []string{"-addr", addr, "-data", cfg.custodyData} }}

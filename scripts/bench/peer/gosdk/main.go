@@ -11,7 +11,10 @@
 // the faster of the two on this SDK (see scripts/bench/doc.go for the
 // numbers) and the same framing Custody and mcp-go use.
 //
-//	gosdk -addr 127.0.0.1:9001 [-json=false]
+// With -stateless the handler keeps no sessions: the SDK serves the
+// 2026-07-28 revision only in that mode (a stateful handler answers -32022).
+//
+//	gosdk -addr 127.0.0.1:9001 [-json=false] [-stateless]
 package main
 
 import (
@@ -30,6 +33,7 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:9001", "listen address (loopback)")
 	jsonResponse := flag.Bool("json", true, "answer POSTs with application/json rather than text/event-stream")
+	stateless := flag.Bool("stateless", false, "keep no sessions (needed for the 2026-07-28 revision)")
 	flag.Parse()
 
 	srv := mcp.NewServer(&mcp.Implementation{Name: "bench-gosdk", Version: "v1.8.0"}, nil)
@@ -41,7 +45,7 @@ func main() {
 		return nil, m, err // an error becomes an isError result
 	})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{JSONResponse: *jsonResponse})
+		&mcp.StreamableHTTPOptions{JSONResponse: *jsonResponse, Stateless: *stateless})
 
 	if err := peerhttp.Serve(*addr, h); err != nil {
 		fmt.Fprintln(os.Stderr, "gosdk peer:", err)
