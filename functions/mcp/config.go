@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/custodymcp/custody/shared/auth/oauth"
+	"github.com/custodymcp/custody/shared/store/dynamostore"
 )
 
 // The environment of the function. template.yaml sets every one of them
@@ -126,9 +126,6 @@ func (e *ConfigError) Names() []string {
 	return names
 }
 
-// tableName is DynamoDB's rule for table names.
-var tableName = regexp.MustCompile(`^[a-zA-Z0-9_.-]{3,255}$`)
-
 // LoadConfig reads the configuration through getenv (os.Getenv in main, a
 // map in tests). Every problem is collected; a non-nil error is a
 // *ConfigError naming each offending variable.
@@ -142,7 +139,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	switch c.TableName = getenv("DYNAMODB_TABLE"); {
 	case c.TableName == "":
 		bad("DYNAMODB_TABLE", "is required")
-	case !tableName.MatchString(c.TableName):
+	case !dynamostore.ValidTableName(c.TableName):
 		bad("DYNAMODB_TABLE", "is not a DynamoDB table name (3-255 of a-z A-Z 0-9 _ . -)")
 	}
 

@@ -195,17 +195,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	mux.Handle("/", srv.Handler())
 	httpSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 
+	errc := make(chan error, 1)
+	go func() { errc <- httpSrv.Serve(ln) }()
 	// custodyctl finds a running file-engine server here. A DynamoDB server
 	// leaves no address: custodyctl goes to the table, and several servers
-	// may share the folder.
+	// may share the folder. The file is written once requests are served, so
+	// its synced write does not delay the first answer.
 	if eng.Engine == engine.File {
 		if err := dir.Write(datadir.AdminAddrFile, ln.Addr().String()); err != nil {
-			ln.Close()
-			return err
+			_ = httpSrv.Close()
+			return fmt.Errorf("write %s: %w", dir.Path(datadir.AdminAddrFile), err)
 		}
 		defer os.Remove(dir.Path(datadir.AdminAddrFile))
 	}
-
+	// The banner comes last: whoever reads it may use custodyctl at once.
 	printBanner(stdout, bound, key, eng, dir)
 	if *fixtures {
 		fmt.Fprintf(stdout, "Conformance fixture profile: requests without a credential act as %s of tenant %q (scope %s: the fixtures only).\n",
@@ -215,8 +218,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stdout, "OAuth: access tokens of %s for %s (scope %s) are accepted; metadata at %s\n",
 			cfg.OAuth.Issuer(), cfg.OAuth.Resource(), cfg.OAuth.RequiredScope(), cfg.OAuth.MetadataURL())
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- httpSrv.Serve(ln) }()
 	select {
 	case err := <-errc:
 		return err

@@ -42,7 +42,6 @@ import (
 // that are read-only tables, by package (relative to the module) and name,
 // with why each is safe to share between requests.
 var immutable = map[string]string{
-	"functions/mcp.tableName":                "compiled regexp; safe for concurrent use",
 	"shared/auth.AllScopes":                  "the fixed list of scopes",
 	"shared/auth/oauth.algorithms":           "the fixed list of accepted JWS algorithms",
 	"shared/lambdaio/lambdaiotest.Delimiter": "a protocol constant (eight NUL bytes) for tests",

@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/custodymcp/custody/shared/auth"
@@ -42,5 +43,32 @@ func TestAVerbatimInputSchemaIsAdvertisedCompactedOrRefusedAtRegistration(t *tes
 				t.Errorf("inputSchema = %s, want %s", tool.InputSchema, tc.want)
 			}
 		})
+	}
+}
+
+// An inferred schema is built on first use; Check builds every tool's, so a
+// type no input schema comes from fails a server's tests, never quietly.
+func TestCheckFindsAnInputTypeThatIsNotAStruct(t *testing.T) {
+	reg := tools.NewRegistry(tools.Options{})
+	type out struct {
+		N int `json:"n"`
+	}
+	if err := tools.Register(reg, tools.Spec{Name: "good", Title: "Good", Description: "Takes an object.", Scope: auth.ScopeRead},
+		func(context.Context, *tools.Call, struct{}) (out, error) { return out{}, nil }); err != nil {
+		t.Fatalf("Register good: %v", err)
+	}
+	if err := reg.Check(); err != nil {
+		t.Fatalf("Check with only good tools: %v", err)
+	}
+	if err := tools.Register(reg, tools.Spec{Name: "bad", Title: "Bad", Description: "Takes a string.", Scope: auth.ScopeRead},
+		func(context.Context, *tools.Call, string) (out, error) { return out{}, nil }); err != nil {
+		t.Fatalf("Register bad: %v (inference waits for first use)", err)
+	}
+	err := reg.Check()
+	if err == nil || !strings.Contains(err.Error(), `"bad"`) {
+		t.Fatalf("Check = %v, want an error naming the tool \"bad\"", err)
+	}
+	if _, ok := reg.Tool("bad"); ok {
+		t.Error("a tool whose schema failed is still advertised")
 	}
 }

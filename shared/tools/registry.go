@@ -28,7 +28,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/custodymcp/custody/shared/access"
@@ -106,26 +105,42 @@ type tool struct {
 	spec Spec
 	run  func(ctx context.Context, c *Call, args json.RawMessage) (any, *Refusal)
 
-	// Built on first use (prepare): encoding an output schema and compiling
-	// a validator cost milliseconds per tool, which a server pays at its
-	// first tools/list or call rather than at start.
+	inType  reflect.Type // the handler's input type
+	outType reflect.Type // the handler's output type; nil for a Raw tool
+
+	// Built on first use (prepare): inferring and encoding schemas and
+	// compiling a validator cost about a millisecond for the read tools,
+	// which a server pays at its first tools/list or call rather than at
+	// start. Check builds them all at once.
 	once      sync.Once
 	prepErr   error
-	in        json.RawMessage
-	out       *jsonschema.Schema // nil for a Raw tool
+	in        json.RawMessage // set at Register for a verbatim schema
 	wire      mcp.Tool
 	strict    json.RawMessage
 	validator *validator.Schema
 }
 
-// prepare builds the tool's advertised definition and its validator once.
+// prepare builds the tool's schemas, advertised definition and validator
+// once; later calls return the first call's error.
 func (r *Registry) prepare(t *tool) error {
 	t.once.Do(func() {
+		if t.in == nil {
+			in, err := inputSchemaOf(t.spec, t.inType)
+			if err != nil {
+				t.prepErr = fmt.Errorf("tool %q: %w", t.spec.Name, err)
+				return
+			}
+			t.in = in
+		}
 		var outJSON json.RawMessage
-		if t.out != nil {
-			var err error
-			if t.strict, err = json.Marshal(t.out); err == nil {
-				outJSON, err = json.Marshal(outputSchema(t.out))
+		if t.outType != nil {
+			out, err := inferSchema(t.outType)
+			if err != nil {
+				t.prepErr = fmt.Errorf("tool %q: output schema: %w", t.spec.Name, err)
+				return
+			}
+			if t.strict, err = json.Marshal(out); err == nil {
+				outJSON, err = json.Marshal(outputSchema(out))
 			}
 			if err != nil {
 				t.prepErr = fmt.Errorf("tool %q: encode output schema: %w", t.spec.Name, err)
@@ -199,7 +214,9 @@ func NewRegistry(opts Options) *Registry {
 }
 
 // Register adds a tool. It fails when the spec is incomplete, the name is
-// taken, or a schema cannot be inferred: programming errors, found at start.
+// taken, or a verbatim input schema is malformed. Schemas inferred from In
+// and Out are built on first use; Check builds every one, so a type no
+// schema can be inferred from fails the server's tests rather than a call.
 func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) error {
 	if spec.Name == "" || spec.Title == "" || spec.Description == "" || spec.Scope == "" {
 		return fmt.Errorf("register tool %q: name, title, description and scope are required", spec.Name)
@@ -210,18 +227,12 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) error {
 	if spec.Lane == "" {
 		spec.Lane = ratelimit.LaneRead
 	}
-	inJSON, err := inputSchemaOf(spec, reflect.TypeFor[In]())
-	if err != nil {
-		return fmt.Errorf("register tool %q: %w", spec.Name, err)
-	}
-	t := &tool{spec: spec, in: inJSON}
+	t := &tool{spec: spec, inType: reflect.TypeFor[In]()}
 	if reflect.TypeFor[Out]() != reflect.TypeFor[Raw]() {
-		if t.out, err = inferSchema(reflect.TypeFor[Out]()); err != nil {
-			return fmt.Errorf("register tool %q: output schema: %w", spec.Name, err)
-		}
+		t.outType = reflect.TypeFor[Out]()
 	}
 	if spec.InputSchema != nil {
-		// A verbatim schema is checked now: nothing inferred it.
+		// A verbatim schema is checked now: it is data, not a type.
 		if err := r.prepare(t); err != nil {
 			return fmt.Errorf("register %w", err)
 		}

@@ -20,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -53,9 +52,6 @@ type Config struct {
 	Endpoint string
 }
 
-// tableName is DynamoDB's rule for table names.
-var tableName = regexp.MustCompile(`^[a-zA-Z0-9_.-]{3,255}$`)
-
 // FromEnv reads STORE_ENGINE, DYNAMODB_TABLE and DYNAMODB_ENDPOINT through
 // getenv (os.Getenv in main, a map in tests). A value that cannot be right
 // is an error naming the variable: an unknown engine, a missing or
@@ -72,7 +68,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 			return Config{}, errors.New("DYNAMODB_TABLE and DYNAMODB_ENDPOINT need STORE_ENGINE=dynamodb")
 		}
 	case DynamoDB:
-		if !tableName.MatchString(c.Table) {
+		if !dynamostore.ValidTableName(c.Table) {
 			return Config{}, fmt.Errorf("DYNAMODB_TABLE %q is not a DynamoDB table name (3-255 of a-z A-Z 0-9 _ . -); STORE_ENGINE=dynamodb needs one", c.Table)
 		}
 		if c.Endpoint != "" {

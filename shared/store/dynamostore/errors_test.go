@@ -120,3 +120,15 @@ func TestExpressionsUsePlaceholdersOnly(t *testing.T) {
 		}
 	}
 }
+
+func TestValidTableNameIsDynamoDBsRule(t *testing.T) {
+	long := strings.Repeat("a", 255)
+	for name, want := range map[string]bool{
+		"custody": true, "Custody_prod-1.v2": true, "abc": true, long: true,
+		"": false, "ab": false, long + "a": false, "has space": false, "slash/name": false, "ümlaut": false, "colon:x": false,
+	} {
+		if got := ValidTableName(name); got != want {
+			t.Errorf("ValidTableName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

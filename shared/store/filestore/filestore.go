@@ -105,14 +105,16 @@ func Open(path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("filestore: open %s: %w: %w", path, store.ErrUnavailable, err)
 	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketItems, bucketGSI1} {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return err
-			}
-		}
+	// A file that already has its buckets is opened without a write: an
+	// empty bbolt commit still costs two fdatasyncs at every start.
+	present := false
+	err = db.View(func(tx *bolt.Tx) error {
+		present = tx.Bucket(bucketItems) != nil && tx.Bucket(bucketGSI1) != nil
 		return nil
 	})
+	if err == nil && !present {
+		err = db.Update(createBuckets)
+	}
 	if err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("filestore: create buckets in %s: %w: %w", path, store.ErrUnavailable, err)
@@ -124,6 +126,16 @@ func Open(path string, opts Options) (*Store, error) {
 	s.wake = sync.NewCond(&s.mu)
 	go s.writer()
 	return s, nil
+}
+
+// createBuckets creates the items bucket and the GSI1 bucket where missing.
+func createBuckets(tx *bolt.Tx) error {
+	for _, name := range [][]byte{bucketItems, bucketGSI1} {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Close refuses new writes, waits for the writes already queued to be
