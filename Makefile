@@ -6,8 +6,12 @@ GO    ?= go
 
 .PHONY: run test test-go vet fuzz conformance bench clean tools-rie build-McpFunction
 
+# make run ARGS="-addr 127.0.0.1:18080 -data /tmp/custody-2" passes flags on.
+# The server is built first and run as itself, so that Ctrl-C reaches it
+# alone and its clean exit is make's.
 run:
-	$(GO) run ./scripts/dev
+	$(GO) build -o bin/custody-dev ./scripts/dev
+	exec ./bin/custody-dev $(ARGS)
 
 test: tools-rie vet test-go fuzz conformance
 

@@ -304,6 +304,22 @@ func TestEveryCommandOnEveryEngine(t *testing.T) {
 				}
 			})
 
+			t.Run("keys mint refuses names the record does not have", func(t *testing.T) {
+				for _, tc := range []struct {
+					args []string
+					want string
+				}{
+					{[]string{"--tenant", "nosuchtenant", "--owner", seed.DemoAttorney}, `tenant "nosuchtenant" does not exist`},
+					{[]string{"--owner", "p_nobody"}, `has no principal "p_nobody"`},
+					{[]string{"--owner", seed.DemoAttorney, "--allow", "m_nope"}, `has no matter "m_nope"`},
+				} {
+					out, err := ctl(t, env, b.args(append([]string{"keys", "mint", "--scopes", "read"}, tc.args...)...)...)
+					if err == nil || !strings.Contains(err.Error(), tc.want) {
+						t.Errorf("keys mint %v = %q, %v; want an error saying %s", tc.args, out, err, tc.want)
+					}
+				}
+			})
+
 			var key, credentialID string
 			t.Run("keys mint and list", func(t *testing.T) {
 				key = strings.TrimSpace(mustCtl(t, env, b.args("keys", "mint", "--owner", seed.DemoAttorney, "--scopes", "read docs:read", "--label", "ops test", "--rate-read", "500")...))

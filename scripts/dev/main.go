@@ -190,10 +190,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ln.Close()
 		return err
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/admin/", admin.Handler(st, adminToken, time.Now))
-	mux.Handle("/", srv.Handler())
-	httpSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	adminH, mcpH := admin.Handler(st, adminToken, time.Now), srv.Handler()
+	route := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/admin/") {
+			adminH.ServeHTTP(w, r)
+			return
+		}
+		mcpH.ServeHTTP(w, r) // its own JSON 404 for every other path
+	})
+	httpSrv := &http.Server{Handler: route, ReadHeaderTimeout: 10 * time.Second}
 
 	errc := make(chan error, 1)
 	go func() { errc <- httpSrv.Serve(ln) }()

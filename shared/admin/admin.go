@@ -16,12 +16,14 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/store"
 )
 
@@ -110,16 +112,46 @@ func Handler(st store.Store, token string, now func() time.Time) http.Handler {
 	return guard(token, mux)
 }
 
-// Mint validates a mint request and mints the key.
+// Mint validates a mint request and mints the key. Besides auth.Mint's own
+// checks, what the key names must exist in the record: the tenant, the
+// owner as one of its principals, and every matter of the allow-list — a
+// key for a misspelled name would work and reach nothing.
 func Mint(ctx context.Context, st store.Store, req MintRequest, now time.Time) (string, *auth.Credential, error) {
 	scopes, err := auth.ParseScopes(req.Scopes)
 	if err != nil {
+		return "", nil, err
+	}
+	if err := mintable(ctx, records.NewRepo(st), req); err != nil {
 		return "", nil, err
 	}
 	return auth.Mint(ctx, st, auth.MintRequest{
 		Tenant: req.Tenant, Owner: req.Owner, Scopes: scopes, AllowList: req.AllowList,
 		Class: auth.Class(req.Class), Label: req.Label, RateLimits: req.RateLimits,
 	}, now)
+}
+
+// mintable checks that the tenant, the owner and the allow-listed matters
+// of a mint request exist.
+func mintable(ctx context.Context, repo *records.Repo, req MintRequest) error {
+	missing := func(err error) bool { return errors.Is(err, store.ErrNotFound) }
+	if _, err := repo.Tenant(ctx, req.Tenant); missing(err) {
+		return fmt.Errorf("tenant %q does not exist (create it with custodyctl tenant create, or import its record)", req.Tenant)
+	} else if err != nil {
+		return err
+	}
+	if _, err := repo.Principal(ctx, req.Tenant, req.Owner); missing(err) {
+		return fmt.Errorf("tenant %q has no principal %q", req.Tenant, req.Owner)
+	} else if err != nil {
+		return err
+	}
+	for _, id := range req.AllowList {
+		if _, err := repo.Matter(ctx, req.Tenant, id); missing(err) {
+			return fmt.Errorf("tenant %q has no matter %q (allow-list)", req.Tenant, id)
+		} else if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // guard admits only token-bearing, Origin-less requests to a loopback Host.

@@ -6,6 +6,9 @@
 // Rows live in a per-tenant, per-day partition `T#<tenant>#AUDIT#<yyyy-mm-dd>`
 // sorted by time and request id, and are indexed by matter
 // (`GSI1PK = T#<tenant>#M#<matter>#AUDIT`) for "who touched this matter".
+// A matter id no matter can have (records.ValidID: control characters,
+// '#', over 128 bytes) is kept in the row but not indexed: a caller's
+// malformed id must never stop its request from being recorded.
 package audit
 
 import (
@@ -16,6 +19,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/store"
 )
 
@@ -72,7 +76,7 @@ func (r *Record) Item() store.Item {
 		Version: 1,
 		Attrs:   map[string]any{"data": data},
 	}
-	if r.Matter != "" {
+	if records.ValidID(r.Matter) && records.ValidID(r.Tenant) {
 		it.GSI1PK = "T#" + r.Tenant + "#M#" + r.Matter + "#AUDIT"
 		it.GSI1SK = r.At.UTC().Format(time.RFC3339Nano) + "#" + r.RequestID
 	}

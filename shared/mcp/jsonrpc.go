@@ -3,7 +3,9 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -146,6 +148,17 @@ type Body struct {
 	Batch    bool
 }
 
+// parseError says why a body that json.Valid refused is not JSON: nesting
+// past encoding/json's limit of 10000 levels (valid JSON, but not
+// decodable here) or plain invalid JSON.
+func parseError(body []byte) *DecodeError {
+	var se *json.SyntaxError
+	if err := json.Unmarshal(body, new(json.RawMessage)); errors.As(err, &se) && strings.Contains(se.Error(), "exceeded max depth") {
+		return &DecodeError{Code: CodeParseError, Message: "Parse error: the body nests arrays or objects more than 10000 levels deep."}
+	}
+	return &DecodeError{Code: CodeParseError, Message: "Parse error: the body is not valid JSON."}
+}
+
 // DecodeBody parses a POST body. Invalid UTF-8 or JSON is -32700; anything
 // that is not a JSON-RPC 2.0 message (or array of them) is -32600, including
 // null or non-integer ids and the empty array. Whether a batch is allowed is
@@ -156,7 +169,7 @@ func DecodeBody(body []byte) (*Body, *DecodeError) {
 	}
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || !json.Valid(trimmed) {
-		return nil, &DecodeError{Code: CodeParseError, Message: "Parse error: the body is not valid JSON."}
+		return nil, parseError(trimmed)
 	}
 	if trimmed[0] != '[' {
 		m, err := decodeMessage(trimmed)

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -85,5 +86,18 @@ func TestEncodeResponseOmitsAbsentID(t *testing.T) {
 	got = string(encodeResponse(StringID("a"), struct{}{}, nil))
 	if want := `{"jsonrpc":"2.0","id":"a","result":{}}`; got != want {
 		t.Errorf("encodeResponse = %s, want %s", got, want)
+	}
+}
+
+func TestDecodeBodySaysWhyItIsNotJSON(t *testing.T) {
+	deep := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
+	for body, want := range map[string]string{
+		deep:       "Parse error: the body nests arrays or objects more than 10000 levels deep.",
+		`{"a":`:    "Parse error: the body is not valid JSON.",
+		`{"a":1}x`: "Parse error: the body is not valid JSON.",
+	} {
+		if _, err := DecodeBody([]byte(body)); err == nil || err.Code != CodeParseError || err.Message != want {
+			t.Errorf("DecodeBody(%.20s…) = %v, want -32700 %q", body, err, want)
+		}
 	}
 }

@@ -314,7 +314,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case http.MethodDelete:
 		s.delete(w, r)
 	default:
-		w.Header().Set("Allow", "GET, POST, DELETE, OPTIONS")
+		w.Header().Set("Allow", s.allow())
 		writeError(w, http.StatusMethodNotAllowed, ID{}, &Error{Code: CodeInvalidRequest, Message: "Method not allowed on /mcp."})
 	}
 }
@@ -343,11 +343,23 @@ func (s *Server) originAllowed(origin, host string) bool {
 	return len(s.opts.AllowedHosts) > 0 && strings.EqualFold(origin, "http://"+host)
 }
 
+// allow is the Allow header of /mcp (RFC 9110 §10.2.1): GET only where the
+// GET stream is switched on.
+func (s *Server) allow() string {
+	if s.opts.GETStream {
+		return "GET, POST, DELETE, OPTIONS"
+	}
+	return "POST, DELETE, OPTIONS"
+}
+
 // preflight answers a CORS preflight without authentication (FB-29).
 func (s *Server) preflight(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Allow", "GET, POST, DELETE, OPTIONS")
+	h.Set("Allow", s.allow())
 	if r.Header.Get("Origin") != "" {
+		// Every method a browser may send, GET included even without the
+		// stream: so that a browser client reads the JSON 405, not a CORS
+		// failure (FB-29).
 		h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
 		h.Set("Access-Control-Allow-Headers", strings.Join(allowedRequestHeaders, ", "))
 		h.Set("Access-Control-Max-Age", "600")
@@ -991,9 +1003,12 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 	}
 	// Without a session, an SSE Accept or the stream switched on: 405 (MCP
 	// basic/transports §Listening for Messages from the Server).
-	w.Header().Set("Allow", "POST, DELETE, OPTIONS")
-	s.httpRefusal(x, "GET /mcp", http.StatusMethodNotAllowed, ID{}, &Error{Code: CodeInvalidRequest,
-		Message: "Method not allowed: this server offers no GET stream."})
+	msg := "Method not allowed: this server offers no GET stream."
+	if s.opts.GETStream {
+		msg = "Method not allowed: a GET stream needs a session (Mcp-Session-Id) and Accept: text/event-stream."
+	}
+	w.Header().Set("Allow", s.allow())
+	s.httpRefusal(x, "GET /mcp", http.StatusMethodNotAllowed, ID{}, &Error{Code: CodeInvalidRequest, Message: msg})
 }
 
 func (s *Server) delete(w http.ResponseWriter, r *http.Request) {

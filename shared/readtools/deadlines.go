@@ -57,7 +57,12 @@ type ListDeadlinesOutput struct {
 	Listing[DeadlineItem]
 }
 
-func deadlineItem(c *tools.Call, d records.Deadline) DeadlineItem {
+// deadlineItem describes a deadline; a source document the caller may not
+// see is left out, as if the record cited none.
+func deadlineItem(c *tools.Call, d records.Deadline, sourceVisible bool) DeadlineItem {
+	if !sourceVisible {
+		d.SourceDocumentID, d.SourcePage = "", 0
+	}
 	status := attest.Ungrounded
 	ids := []string{urn(c, "deadline", d.ID)}
 	if d.Rule != "" || d.SourceDocumentID != "" {
@@ -81,16 +86,25 @@ func deadlineItem(c *tools.Call, d records.Deadline) DeadlineItem {
 func (rt *readTools) listDeadlines(ctx context.Context, c *tools.Call, in ListDeadlinesInput) (ListDeadlinesOutput, error) {
 	b := attest.New(c.Now, c.Matter.ID, "Read the matter's deadline rows; a deadline is verified only when a recorded docketing check confirmed it, grounded when it cites a rule or source document.")
 	matterRow(b, c)
+	clientSafeNote(b, c)
 	all, err := rt.repo.Deadlines(ctx, c.Who.Tenant, c.Matter.ID)
 	var kept []records.Deadline
+	var cited []records.DocumentRef
 	for _, d := range all {
 		if in.Status == "" || string(d.Status) == in.Status {
 			kept = append(kept, d)
+			if d.SourceDocumentID != "" {
+				cited = append(cited, records.DocumentRef{Matter: c.Matter.ID, ID: d.SourceDocumentID})
+			}
 		}
+	}
+	var sees func(records.DocumentRef) bool
+	if err == nil {
+		sees, err = rt.citedVisible(ctx, c, cited)
 	}
 	out := ListDeadlinesOutput{Listing: listRows(b, "deadlines", kept, err, in.Paging,
 		func(d records.Deadline) (DeadlineItem, attest.Item, time.Time) {
-			it := deadlineItem(c, d)
+			it := deadlineItem(c, d, sees(records.DocumentRef{Matter: c.Matter.ID, ID: d.SourceDocumentID}))
 			return it, it.Item, d.UpdatedAt
 		})}
 	out.Envelope = b.Envelope()

@@ -3,6 +3,7 @@ package readtools
 import (
 	"context"
 	"errors"
+	"math"
 	"strconv"
 	"time"
 
@@ -192,7 +193,11 @@ func (rt *readTools) getDocument(ctx context.Context, c *tools.Call, in GetDocum
 
 	// Chunk sequence numbers run 1..n without gaps within a version, so the
 	// chunk offset is seq-1 and a page is one range query.
-	cp, err := rt.repo.Chunks(ctx, c.Who.Tenant, c.Matter.ID, d.ID, version, in.Offset+1, rt.chunksPerPage)
+	from := in.Offset + 1
+	if in.Offset == math.MaxInt {
+		from = in.Offset // past every chunk; offset+1 would wrap to the first
+	}
+	cp, err := rt.repo.Chunks(ctx, c.Who.Tenant, c.Matter.ID, d.ID, version, from, rt.chunksPerPage)
 	if err != nil {
 		out.ChunksReadState = attest.StateUnreadable
 		b.Unreadable("chunks")
@@ -254,7 +259,7 @@ type SearchInDocumentOutput struct {
 func (rt *readTools) searchInDocument(ctx context.Context, c *tools.Call, in SearchInDocumentInput) (SearchInDocumentOutput, error) {
 	terms := Terms(in.Query)
 	if len(terms) == 0 {
-		return SearchInDocumentOutput{}, tools.Invalid("query", "The field 'query' must contain at least one word to search for.")
+		return SearchInDocumentOutput{}, tools.Invalid("query", msgNoTerms)
 	}
 	d, err := rt.document(ctx, c, in.DocumentID)
 	if err != nil {

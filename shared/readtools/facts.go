@@ -263,7 +263,7 @@ func (rt *readTools) sources(ctx context.Context, c *tools.Call, b *attest.Build
 		return nil, err
 	}
 	for _, id := range ids {
-		if d, ok := docs[id]; ok {
+		if d, ok := docs[id]; ok && c.Sees(d.Privilege) {
 			b.Row(urn(c, "document", d.ID), d.UpdatedAt)
 		}
 	}

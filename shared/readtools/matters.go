@@ -53,6 +53,26 @@ func matterProvenance(c *tools.Call, m records.Matter) []string {
 	return ids
 }
 
+// sourceRefs names the source documents of matters that cite one.
+func sourceRefs(ms ...records.Matter) []records.DocumentRef {
+	var refs []records.DocumentRef
+	for _, m := range ms {
+		if m.SourceDocumentID != "" {
+			refs = append(refs, records.DocumentRef{Matter: m.ID, ID: m.SourceDocumentID})
+		}
+	}
+	return refs
+}
+
+// shown returns m as the caller may see it: a source document it may not
+// see is left out, as if the record cited none.
+func shown(m records.Matter, sees func(records.DocumentRef) bool) records.Matter {
+	if m.SourceDocumentID != "" && !sees(records.DocumentRef{Matter: m.ID, ID: m.SourceDocumentID}) {
+		m.SourceDocumentID = ""
+	}
+	return m
+}
+
 func summarize(c *tools.Call, m records.Matter) MatterSummary {
 	return MatterSummary{
 		CaseID: m.ID, Name: m.Name, Caption: m.Caption, Court: m.Court,
@@ -71,10 +91,15 @@ func (rt *readTools) listMatters(ctx context.Context, c *tools.Call, in ListMatt
 		return ListMattersOutput{}, err
 	}
 	b := attest.New(c.Now, "", "Listed the matter rows this credential reaches; a matter is grounded when it cites the pleading that opened it.")
+	clientSafeNote(b, c)
 	page, block := tools.Paginate(matters, in.Paging, tools.MaxLimit, true)
+	sees, err := rt.citedVisible(ctx, c, sourceRefs(page...))
+	if err != nil {
+		return ListMattersOutput{}, err
+	}
 	results := make([]MatterSummary, len(page))
 	for i, m := range page {
-		results[i] = summarize(c, m)
+		results[i] = summarize(c, shown(m, sees))
 		b.Row(urn(c, "matter", m.ID), m.UpdatedAt)
 		b.Add(results[i].Item)
 	}
@@ -104,12 +129,18 @@ type GetMatterOutput struct {
 }
 
 // getMatter answers one matter: the row the access funnel already read, so
-// it costs no further read. Its deadlines and notes are list_deadlines' and
-// list_case_notes' (filter and page there).
-func (rt *readTools) getMatter(_ context.Context, c *tools.Call, _ GetMatterInput) (GetMatterOutput, error) {
-	m := c.Matter
+// it costs no further read (but for a client-safe credential, the privilege
+// of the cited source document). Its deadlines and notes are
+// list_deadlines' and list_case_notes' (filter and page there).
+func (rt *readTools) getMatter(ctx context.Context, c *tools.Call, _ GetMatterInput) (GetMatterOutput, error) {
+	sees, err := rt.citedVisible(ctx, c, sourceRefs(c.Matter))
+	if err != nil {
+		return GetMatterOutput{}, err
+	}
+	m := shown(c.Matter, sees)
 	b := attest.New(c.Now, m.ID, "Read the matter row; a matter is grounded when it cites the pleading that opened it.")
 	matterRow(b, c)
+	clientSafeNote(b, c)
 	out := GetMatterOutput{Matter: MatterDetail{
 		MatterSummary: summarize(c, m), Team: m.Team,
 		SourceDocumentID: m.SourceDocumentID, ClosedOn: m.ClosedOn,

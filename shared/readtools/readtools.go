@@ -21,12 +21,16 @@
 //     the pleading that opened it, else ungrounded.
 //   - A client-safe credential sees only privilege "none": privileged and
 //     work-product items are filtered out before paging, and a direct read of
-//     one is refused CLIENT_SAFE_REFUSED. Its answers say so in a note.
+//     one is refused CLIENT_SAFE_REFUSED. Its answers say so in a note. A
+//     citation of such a document (a fact's assertion, a deadline's or a
+//     matter's source) is left out, its id and provenance id included, and
+//     the item's status is what the visible citations support.
 //   - A model's proposed posture is shown only under model_proposal and is
 //     never counted or filtered on.
 package readtools
 
 import (
+	"context"
 	"time"
 
 	"github.com/custodymcp/custody/shared/attest"
@@ -129,6 +133,26 @@ func clientSafeNote(b *attest.Builder, c *tools.Call) {
 	if c.ClientSafe() {
 		b.Note(withheldNote)
 	}
+}
+
+// citedVisible reports which cited source documents the caller may see
+// named (ARCHITECTURE.md step 8: a client-safe credential never sees
+// privileged or work-product material, its ids included). A standard
+// credential sees every citation without a read; for a client-safe one the
+// cited documents are read in one batch, and a citation whose document
+// cannot be found is withheld too (its privilege is unknown).
+func (rt *readTools) citedVisible(ctx context.Context, c *tools.Call, refs []records.DocumentRef) (func(records.DocumentRef) bool, error) {
+	if !c.ClientSafe() || len(refs) == 0 {
+		return func(records.DocumentRef) bool { return true }, nil
+	}
+	docs, err := rt.repo.DocumentsAt(ctx, c.Who.Tenant, refs)
+	if err != nil {
+		return nil, err
+	}
+	return func(ref records.DocumentRef) bool {
+		d, ok := docs[ref]
+		return ok && c.Sees(d.Privilege)
+	}, nil
 }
 
 // visible filters items of a collection to those the credential may see.

@@ -20,6 +20,9 @@ var stopwords = map[string]bool{
 	"that": true, "the": true, "this": true, "to": true, "was": true, "were": true, "with": true,
 }
 
+// msgNoTerms refuses a query with no search term left.
+const msgNoTerms = "The field 'query' must contain a word of two or more letters or digits that is not a stop word such as \"the\" or \"and\"."
+
 // Terms splits text into lower-case search terms: runs of letters and
 // digits, stopwords dropped, one-letter words dropped.
 func Terms(text string) []string {
@@ -102,7 +105,7 @@ const (
 func (rt *readTools) searchDocuments(ctx context.Context, c *tools.Call, in SearchDocumentsInput) (SearchDocumentsOutput, error) {
 	terms := Terms(in.Query)
 	if len(terms) == 0 {
-		return SearchDocumentsOutput{}, tools.Invalid("query", "The field 'query' must contain at least one word to search for.")
+		return SearchDocumentsOutput{}, tools.Invalid("query", msgNoTerms)
 	}
 	matters := []records.Matter{c.Matter}
 	if in.CaseID == "" {

@@ -87,20 +87,49 @@ func (r *Repo) Document(ctx context.Context, tenant, matter, id string) (Documen
 // (up to store.MaxBatchGetKeys ids per read); ids with no document are
 // absent from the map.
 func (r *Repo) DocumentsByID(ctx context.Context, tenant, matter string, ids []string) (map[string]Document, error) {
-	out := make(map[string]Document, len(ids))
+	refs := make([]DocumentRef, len(ids))
+	for i, id := range ids {
+		refs[i] = DocumentRef{Matter: matter, ID: id}
+	}
+	docs, err := r.DocumentsAt(ctx, tenant, refs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]Document, len(docs))
+	for ref, d := range docs {
+		out[ref.ID] = d
+	}
+	return out, nil
+}
+
+// DocumentRef names a document of a tenant: its matter and its id.
+type DocumentRef struct {
+	Matter, ID string
+}
+
+// DocumentsAt reads the named documents of a tenant, of any of its matters,
+// in batch reads of up to store.MaxBatchGetKeys keys; refs with no document
+// (or a malformed id) are absent from the map, and a repeated ref is read
+// once.
+func (r *Repo) DocumentsAt(ctx context.Context, tenant string, refs []DocumentRef) (map[DocumentRef]Document, error) {
+	out := make(map[DocumentRef]Document, len(refs))
 	var keys []store.Key
-	for _, id := range ids {
-		if ValidID(tenant) && ValidID(matter) && ValidID(id) {
-			keys = append(keys, DocumentKey(tenant, matter, id))
+	var wanted []DocumentRef // wanted[i] is keys[i]'s ref
+	seen := make(map[DocumentRef]bool, len(refs))
+	for _, ref := range refs {
+		if !seen[ref] && ValidID(tenant) && ValidID(ref.Matter) && ValidID(ref.ID) {
+			seen[ref] = true
+			wanted = append(wanted, ref)
+			keys = append(keys, DocumentKey(tenant, ref.Matter, ref.ID))
 		}
 	}
 	for start := 0; start < len(keys); start += store.MaxBatchGetKeys {
-		batch := keys[start:min(start+store.MaxBatchGetKeys, len(keys))]
-		rows, err := r.store.BatchGet(ctx, batch)
+		end := min(start+store.MaxBatchGetKeys, len(keys))
+		rows, err := r.store.BatchGet(ctx, keys[start:end])
 		if err != nil {
-			return nil, fmt.Errorf("read documents of %s: %w", matter, err)
+			return nil, fmt.Errorf("read documents of %s: %w", tenant, err)
 		}
-		for _, row := range rows {
+		for i, row := range rows { // rows align with the keys asked for
 			if row == nil {
 				continue
 			}
@@ -108,7 +137,7 @@ func (r *Repo) DocumentsByID(ctx context.Context, tenant, matter string, ids []s
 			if err := decode(*row, &d); err != nil {
 				return nil, err
 			}
-			out[d.ID] = d
+			out[wanted[start+i]] = d
 		}
 	}
 	return out, nil

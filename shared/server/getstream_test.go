@@ -52,8 +52,15 @@ func TestFB30_GETIsAStreamOr405NeverAn400(t *testing.T) {
 		}
 		if !on {
 			r := env.Do(t, http.MethodGet, nil, append(s.Headers(), "Accept: text/event-stream")...)
-			if r.Status != http.StatusMethodNotAllowed || r.Header.Get("Allow") == "" {
-				t.Errorf("stream off: %d Allow=%q, want 405 with Allow", r.Status, r.Header.Get("Allow"))
+			if r.Status != http.StatusMethodNotAllowed || r.Header.Get("Allow") != "POST, DELETE, OPTIONS" {
+				t.Errorf("stream off: %d Allow=%q, want 405 with Allow: POST, DELETE, OPTIONS", r.Status, r.Header.Get("Allow"))
+			}
+		}
+		// Every 405 and the preflight name the same methods (RFC 9110 §10.2.1).
+		want := map[bool]string{false: "POST, DELETE, OPTIONS", true: "GET, POST, DELETE, OPTIONS"}[on]
+		for _, m := range []string{http.MethodPut, http.MethodHead, http.MethodOptions} {
+			if got := env.Do(t, m, nil).Header.Get("Allow"); got != want {
+				t.Errorf("stream %v, %s: Allow %q, want %q", on, m, got, want)
 			}
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/custodymcp/custody/shared/audit"
 	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/records/seed"
 	"github.com/custodymcp/custody/shared/server/servertest"
 	"github.com/custodymcp/custody/shared/store"
@@ -267,6 +268,10 @@ func TestInvariantOtherTenantScreenedAndNonexistentMattersGetIdenticalRefusals(t
 				"a screened matter":       {paralegal, seed.Harbor},
 				"a nonexistent matter":    {attorney, "m_does_not_exist"},
 				"outside the allow-list":  {allowed, other},
+				// Ids no matter can have: refused alike, and still audited
+				// (a NUL once failed the audit commit, answering 503).
+				"an id with a NUL":       {attorney, seed.Harbor + "\x00"},
+				"an id with a separator": {attorney, seed.Harbor + "#AUDIT"},
 			} {
 				args := map[string]any{}
 				for k, v := range c.args {
@@ -486,5 +491,89 @@ func TestInvariantAFailedAuditWriteWithholdsTheAnswer(t *testing.T) {
 	r := s.Post(t, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_matters","arguments":{}}}`))
 	if r.Status != http.StatusServiceUnavailable || strings.Contains(string(r.Body), "m_alvarez") || strings.Contains(string(r.Body), "fire") {
 		t.Errorf("with the audit write failing: %d %s, want 503 without the answer or internals", r.Status, r.Body)
+	}
+}
+
+// TestInvariantAClientSafeKeyNeverSeesAPrivilegedCitation: a matter and a
+// deadline that cite a work-product document, and every fact's provenance,
+// name no withheld document to a client-safe key, by id or provenance id,
+// in tools and resources alike; a standard key still sees the citation.
+func TestInvariantAClientSafeKeyNeverSeesAPrivilegedCitation(t *testing.T) {
+	env := servertest.New(t, servertest.Options{})
+	ctx := context.Background()
+	repo := records.NewRepo(env.Store)
+	fx, err := seed.Demo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	withheld := map[string]string{} // matter → one withheld document
+	var hidden []string
+	for _, d := range fx.Documents {
+		if d.Privilege != "none" {
+			hidden = append(hidden, d.ID)
+			withheld[d.Matter] = d.ID
+		}
+	}
+	if len(withheld) == 0 {
+		t.Fatal("the demo seed has no privileged document to cite")
+	}
+	for matter, doc := range withheld {
+		rewriteRow(t, env.Store, records.MatterKey(seed.DemoTenant, matter), "source_document_id", doc)
+		deadlines, err := repo.Deadlines(ctx, seed.DemoTenant, matter)
+		if err != nil || len(deadlines) == 0 {
+			t.Fatalf("deadlines of %s: %d, %v", matter, len(deadlines), err)
+		}
+		d := deadlines[0]
+		rewriteRow(t, env.Store, records.DeadlineKey(seed.DemoTenant, matter, d.Due, d.ID), "source_document_id", doc)
+	}
+
+	safe := env.Initialize(t, servertest.ClientSafe, "2025-11-25")
+	standard := env.Initialize(t, servertest.Attorney, "2025-11-25")
+	check := func(label string, v any) {
+		walkStrings(v, func(s string) {
+			for _, id := range hidden {
+				if s == id || strings.HasSuffix(s, ":"+id) || strings.Contains(s, ":"+id+"/") {
+					t.Errorf("%s names the withheld %s", label, id)
+				}
+			}
+		})
+	}
+	check("list_matters", safe.Tool(t, "list_matters", map[string]any{"limit": 100}))
+	for matter, doc := range withheld {
+		for _, tool := range []string{"get_matter", "list_deadlines"} {
+			check(matter+"/"+tool, safe.Tool(t, tool, map[string]any{"case_id": matter}))
+			if got, _ := json.Marshal(standard.Tool(t, tool, map[string]any{"case_id": matter})); !bytes.Contains(got, []byte(doc)) {
+				t.Errorf("%s of %s for a standard key does not cite %s: the rewrite did not take", tool, matter, doc)
+			}
+		}
+		check(matter+" resource", safe.Call(t, "resources/read", map[string]any{"uri": "custody://matters/" + matter}))
+	}
+	for _, f := range fx.Facts {
+		if f.Privilege == "none" {
+			check("get_fact_provenance "+f.ID, safe.Tool(t, "get_fact_provenance", map[string]any{"case_id": f.Matter, "fact_id": f.ID}))
+		}
+	}
+}
+
+// rewriteRow sets one field of a record row's data in place.
+func rewriteRow(t *testing.T, st store.Store, key store.Key, field string, value any) {
+	t.Helper()
+	ctx := context.Background()
+	it, err := st.Get(ctx, key)
+	if err != nil {
+		t.Fatalf("get %v: %v", key, err)
+	}
+	var data map[string]any
+	if err := json.Unmarshal(it.Bytes(records.AttrData), &data); err != nil {
+		t.Fatal(err)
+	}
+	data[field] = value
+	b, err := json.Marshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it.Attrs[records.AttrData] = b
+	if err := st.Put(ctx, it); err != nil {
+		t.Fatalf("put %v: %v", key, err)
 	}
 }

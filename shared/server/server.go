@@ -229,19 +229,24 @@ func challenge(v *oauth.Verifier) string {
 // configured, the RFC 9728 metadata paths to its document; every other path
 // is a JSON 404.
 func (s *Server) Handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", s.MCP)
+	var meta http.Handler
 	if s.oauth != nil {
-		meta := s.oauth.MetadataHandler()
-		mux.Handle(oauth.WellKnownPath, meta)
-		mux.Handle(oauth.WellKnownMCPPath, meta)
+		meta = s.oauth.MetadataHandler()
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusNotFound)
-		_, _ = w.Write([]byte(`{"error":"not found: Custody serves MCP at /mcp"}` + "\n"))
+	// Exact paths, no http.ServeMux: its path cleaning answers //mcp or
+	// /x/../mcp with a 307 and an HTML body, and every answer here is JSON.
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch p := r.URL.Path; {
+		case p == "/mcp":
+			s.MCP.ServeHTTP(w, r)
+		case meta != nil && (p == oauth.WellKnownPath || p == oauth.WellKnownMCPPath):
+			meta.ServeHTTP(w, r)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"error":"not found: Custody serves MCP at /mcp"}` + "\n"))
+		}
 	})
-	return mux
 }
 
 // frozenAware is the access funnel as prompts, resource lists and

@@ -239,7 +239,10 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) error {
 	}
 	t.run = func(ctx context.Context, c *Call, args json.RawMessage) (any, *Refusal) {
 		var input In
-		if err := json.Unmarshal(args, &input); err != nil {
+		if field, err := decodeArgs(args, &input); err != nil {
+			if field != "" {
+				return nil, Invalid(field, fmt.Sprintf("The field '%s' does not fit this tool's input type.", field))
+			}
 			return nil, Invalid("", "The arguments do not match this tool's input schema.")
 		}
 		if ms, ok := any(input).(MatterScoped); ok && ms.MatterID() != "" {
