@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/records/seed"
 	"github.com/custodymcp/custody/shared/server"
+	"github.com/custodymcp/custody/shared/server/servertest"
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/store/dynamostore"
 	"github.com/custodymcp/custody/shared/store/dynamostore/dynamotest"
@@ -188,51 +188,24 @@ func serve(t *testing.T, st store.Store, extra func(*http.ServeMux)) string {
 // returns the HTTP status and, on 200, the CallToolResult.
 func mcpTool(t *testing.T, url, key, tool string, args map[string]any) (int, map[string]any) {
 	t.Helper()
-	post := func(sid, body string) *http.Response {
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Authorization", "Bearer "+key)
-		if sid != "" {
-			req.Header.Set("Mcp-Session-Id", sid)
-			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp
-	}
-	resp := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"custodyctl-test","version":"0"}}}`)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return resp.StatusCode, nil
+	init := servertest.DoURL(t, url, http.MethodPost,
+		[]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"custodyctl-test","version":"0"}}}`),
+		"Authorization: Bearer "+key)
+	if init.Status != http.StatusOK {
+		return init.Status, nil
 	}
 	a, _ := json.Marshal(args)
-	resp = post(resp.Header.Get("Mcp-Session-Id"), fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, tool, a))
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return resp.StatusCode, nil
+	resp := servertest.DoURL(t, url, http.MethodPost,
+		fmt.Appendf(nil, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, tool, a),
+		"Authorization: Bearer "+key, "Mcp-Session-Id: "+init.Header.Get("Mcp-Session-Id"), "MCP-Protocol-Version: 2025-11-25")
+	if resp.Status != http.StatusOK {
+		return resp.Status, nil
 	}
-	var msg struct {
-		Result map[string]any `json:"result"`
+	res, ok := resp.JSON(t)["result"].(map[string]any)
+	if !ok {
+		t.Fatalf("tools/call %s: %s", tool, resp.Body)
 	}
-	if err := json.Unmarshal(body, &msg); err != nil || msg.Result == nil {
-		t.Fatalf("tools/call %s: %s", tool, body)
-	}
-	return resp.StatusCode, msg.Result
-}
-
-// refusal returns a tool result's refusal class, "" for a success.
-func refusal(res map[string]any) string {
-	if res["isError"] != true {
-		return ""
-	}
-	sc, _ := res["structuredContent"].(map[string]any)
-	e, _ := sc["error"].(map[string]any)
-	c, _ := e["class"].(string)
-	return c
+	return resp.Status, res
 }
 
 // TestEveryCommandOnEveryEngine runs custodyctl's commands in the order an
@@ -339,7 +312,7 @@ func TestEveryCommandOnEveryEngine(t *testing.T) {
 					credentialID = f[0]
 				}
 				if b.mcp != "" {
-					if status, res := mcpTool(t, b.mcp, key, "get_matter", map[string]any{"case_id": seed.Meridian}); status != 200 || refusal(res) != "" {
+					if status, res := mcpTool(t, b.mcp, key, "get_matter", map[string]any{"case_id": seed.Meridian}); status != 200 || servertest.RefusalClass(res) != "" {
 						t.Errorf("the minted key: %d %v", status, res)
 					}
 				}
@@ -357,7 +330,7 @@ func TestEveryCommandOnEveryEngine(t *testing.T) {
 					t.Errorf("second screen add = %q, want already screened", out)
 				}
 				if b.mcp != "" {
-					if status, res := mcpTool(t, b.mcp, key, "get_matter", map[string]any{"case_id": seed.Meridian}); status != 200 || refusal(res) != "NOT_FOUND" {
+					if status, res := mcpTool(t, b.mcp, key, "get_matter", map[string]any{"case_id": seed.Meridian}); status != 200 || servertest.RefusalClass(res) != "NOT_FOUND" {
 						t.Errorf("the screened attorney's next call: %d %v, want NOT_FOUND", status, res)
 					}
 				}
@@ -372,7 +345,7 @@ func TestEveryCommandOnEveryEngine(t *testing.T) {
 					t.Errorf("screen remove = %q", out)
 				}
 				if b.mcp != "" {
-					if status, res := mcpTool(t, b.mcp, key, "get_matter", map[string]any{"case_id": seed.Meridian}); status != 200 || refusal(res) != "" {
+					if status, res := mcpTool(t, b.mcp, key, "get_matter", map[string]any{"case_id": seed.Meridian}); status != 200 || servertest.RefusalClass(res) != "" {
 						t.Errorf("after the screen's removal: %d %v, want the matter", status, res)
 					}
 				}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/custodymcp/custody/scripts/internal/datadir"
 	"github.com/custodymcp/custody/shared/records/seed"
+	"github.com/custodymcp/custody/shared/server/servertest"
 )
 
 // buildTools builds scripts/dev, scripts/custodyctl and the minidyn
@@ -146,29 +147,18 @@ var (
 	serving    = regexp.MustCompile(`serving MCP at (http://\S+/mcp) on DynamoDB`)
 )
 
-// mcpPost sends one JSON-RPC body to an /mcp URL.
+// mcpPost sends one JSON-RPC body to an /mcp URL, in session sid unless it
+// is "", and returns the status, headers and decoded body (nil if not JSON).
 func mcpPost(t *testing.T, url, key, sid, body string) (int, http.Header, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+key)
+	headers := []string{"Authorization: Bearer " + key}
 	if sid != "" {
-		req.Header.Set("Mcp-Session-Id", sid)
-		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		headers = append(headers, "Mcp-Session-Id: "+sid, "MCP-Protocol-Version: 2025-11-25")
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	r := servertest.DoURL(t, url, http.MethodPost, []byte(body), headers...)
 	var msg map[string]any
-	_ = json.Unmarshal(b, &msg)
-	return resp.StatusCode, resp.Header, msg
+	_ = json.Unmarshal(r.Body, &msg)
+	return r.Status, r.Header, msg
 }
 
 func toolCall(name string, args map[string]any) string {
@@ -178,16 +168,11 @@ func toolCall(name string, args map[string]any) string {
 
 // refusalOf returns a tools/call answer's refusal class ("" for a success).
 func refusalOf(msg map[string]any) string {
-	res, _ := msg["result"].(map[string]any)
-	if res == nil {
+	res, ok := msg["result"].(map[string]any)
+	if !ok {
 		return "no result"
 	}
-	if res["isError"] != true {
-		return ""
-	}
-	e, _ := res["structuredContent"].(map[string]any)["error"].(map[string]any)
-	c, _ := e["class"].(string)
-	return c
+	return servertest.RefusalClass(res)
 }
 
 // TestTwoDevServersOnOneTableAreOneService runs the emulator and two dev

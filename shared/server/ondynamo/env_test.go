@@ -179,23 +179,6 @@ func newDynEnv(t *testing.T, opts servertest.Options) *dynEnv {
 // 2025-11-25 session id.
 func post(t *testing.T, url, key, sid, body string) *servertest.Response {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Mcp-Session-Id", sid)
-	req.Header.Set("MCP-Protocol-Version", rev)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &servertest.Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+	return servertest.DoURL(t, url, http.MethodPost, []byte(body),
+		"Authorization: Bearer "+key, "Mcp-Session-Id: "+sid, "MCP-Protocol-Version: "+rev)
 }

@@ -346,6 +346,18 @@ func (s *Session) Tool(t testing.TB, name string, args any) map[string]any {
 	return res
 }
 
+// RefusalClass returns a CallToolResult's refusal class (CONTRACTS.md §3):
+// "" for a success, structuredContent.error.class for an isError result.
+func RefusalClass(res map[string]any) string {
+	if res["isError"] != true {
+		return ""
+	}
+	sc, _ := res["structuredContent"].(map[string]any)
+	e, _ := sc["error"].(map[string]any)
+	c, _ := e["class"].(string)
+	return c
+}
+
 // Structured returns a result's structuredContent.
 func Structured(t testing.TB, res map[string]any) map[string]any {
 	t.Helper()
