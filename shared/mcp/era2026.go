@@ -244,11 +244,19 @@ func (s *Server) post2026(w http.ResponseWriter, r *http.Request, b *Body) {
 	_ = out.send(body)
 }
 
+// typedResult is an encoded 2026 result that carries its own resultType
+// (input_required): stamp2026 passes it through untouched, cache fields
+// included, since an answer that asks for input must not be reused.
+type typedResult Encoded
+
 // stamp2026 adds the fields every 2026 result carries: resultType
-// ("complete" unless the result set its own) and, on cacheable results
-// (discover, lists, reads), ttlMs and cacheScope — "private", since every
-// answer here depends on the credential (PROTOCOL.md).
+// "complete" and, on cacheable results (discover, lists, reads), ttlMs and
+// cacheScope — "private", since every answer here depends on the
+// credential (PROTOCOL.md). A typedResult is returned as it is.
 func stamp2026(result any, cacheable bool) Encoded {
+	if typed, ok := result.(typedResult); ok {
+		return Encoded(typed)
+	}
 	raw, ok := result.(Encoded)
 	if !ok {
 		b, err := Marshal(result)
@@ -256,9 +264,6 @@ func stamp2026(result any, cacheable bool) Encoded {
 			return Encoded(`{"resultType":"complete"}`)
 		}
 		raw = b
-	}
-	if bytes.Contains(raw[:min(len(raw), 40)], []byte(`"resultType"`)) {
-		return raw
 	}
 	var head []byte
 	head = append(head, `{"resultType":"complete"`...)

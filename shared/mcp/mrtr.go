@@ -119,7 +119,8 @@ func (s *StateSealer) open(token string) (mrtrState, bool) {
 // mrtr is one 2026 request's questions and answers.
 type mrtr struct {
 	sealer  *StateSealer
-	binding mrtrState // cred, method, name, args of this request
+	binding mrtrState       // cred, method, name of this request; Args by argsBound
+	args    json.RawMessage // the request's arguments, digested only when a state is opened or sealed
 	answers map[string]json.RawMessage
 	round   int
 	nonce   string // the nonce of the state this request carried ("" in round 1)
@@ -164,7 +165,8 @@ func (s *Server) openMRTR(req *Request) *Error {
 	}
 	m := &mrtr{
 		sealer:  s.opts.States,
-		binding: mrtrState{Cred: req.Credential.ID, Method: req.Method, Name: name, Args: argsDigest(args)},
+		binding: mrtrState{Cred: req.Credential.ID, Method: req.Method, Name: name},
+		args:    args,
 		answers: map[string]json.RawMessage{},
 		asked:   map[string]any{},
 	}
@@ -174,7 +176,7 @@ func (s *Server) openMRTR(req *Request) *Error {
 		}
 		st, ok := m.sealer.open(*p.RequestState)
 		if !ok || st.Cred != m.binding.Cred || st.Method != m.binding.Method || st.Name != m.binding.Name ||
-			st.Args != m.binding.Args || req.Started.Unix() >= st.Exp {
+			st.Args != m.argsBound().Args || req.Started.Unix() >= st.Exp {
 			return errBadState
 		}
 		m.round, m.nonce = st.Round, st.Nonce
@@ -198,6 +200,16 @@ func (s *Server) openMRTR(req *Request) *Error {
 	return nil
 }
 
+// argsBound returns the binding with the arguments' digest, computing it
+// once: most requests neither carry a state nor ask a question, and
+// digesting re-encodes the arguments.
+func (m *mrtr) argsBound() mrtrState {
+	if m.binding.Args == "" {
+		m.binding.Args = argsDigest(m.args)
+	}
+	return m.binding
+}
+
 // ask answers a question from this request's answers, or records it.
 func (m *mrtr) ask(key, method string, params any) (json.RawMessage, error) {
 	if a, ok := m.answers[key]; ok {
@@ -208,7 +220,7 @@ func (m *mrtr) ask(key, method string, params any) (json.RawMessage, error) {
 }
 
 // inputRequired builds the input_required result for the questions asked.
-func (m *mrtr) inputRequired(now time.Time) (Encoded, error) {
+func (m *mrtr) inputRequired(now time.Time) (typedResult, error) {
 	if m.sealer == nil {
 		return nil, errors.New("no request-state secret configured")
 	}
@@ -218,7 +230,7 @@ func (m *mrtr) inputRequired(now time.Time) (Encoded, error) {
 		_, _ = rand.Read(b[:])
 		nonce = hex.EncodeToString(b[:])
 	}
-	st := m.binding
+	st := m.argsBound()
 	st.Exp = now.Add(m.sealer.ttl).Unix()
 	st.Round = m.round + 1
 	st.Nonce = nonce
@@ -227,12 +239,12 @@ func (m *mrtr) inputRequired(now time.Time) (Encoded, error) {
 	if err != nil {
 		return nil, err
 	}
-	requests := make(map[string]any, len(m.asked))
-	for k, q := range m.asked {
-		requests[k] = q
-	}
-	b, err := Marshal(map[string]any{"resultType": "input_required", "inputRequests": requests, "requestState": state})
-	return Encoded(b), err
+	b, err := Marshal(struct {
+		ResultType    string         `json:"resultType"`
+		InputRequests map[string]any `json:"inputRequests"`
+		RequestState  string         `json:"requestState"`
+	}{"input_required", m.asked, state})
+	return typedResult(b), err
 }
 
 // ClaimOnce claims the request's MRTR nonce with a conditional write, so a

@@ -228,7 +228,9 @@ func (rt *readTools) getFactProvenance(ctx context.Context, c *tools.Call, in Ge
 	out := GetFactProvenanceOutput{}
 
 	sources, err := rt.sources(ctx, c, b, f)
-	docVisible := func(id string) bool { return true }
+	// Without the sources, which cited documents a client-safe caller may
+	// see is unknown: it is shown no assertion (fail closed).
+	docVisible := func(string) bool { return !c.ClientSafe() }
 	if err != nil {
 		out.SourcesReadState = attest.StateUnreadable
 		b.Unreadable("sources")

@@ -33,7 +33,12 @@ type ListCaseNotesOutput struct {
 	Listing[NoteItem]
 }
 
-func noteItem(c *tools.Call, n records.Note) NoteItem {
+// noteItem describes a note; a cited document the caller may not see is
+// left out, as if the note cited none.
+func noteItem(c *tools.Call, n records.Note, citationVisible bool) NoteItem {
+	if !citationVisible {
+		n.DocumentID = ""
+	}
 	status := attest.Ungrounded
 	ids := []string{urn(c, "note", n.ID)}
 	if n.DocumentID != "" {
@@ -55,9 +60,19 @@ func (rt *readTools) listCaseNotes(ctx context.Context, c *tools.Call, in ListCa
 	clientSafeNote(b, c)
 	all, err := rt.repo.Notes(ctx, c.Who.Tenant, c.Matter.ID)
 	seen := visible(c, all, func(n records.Note) records.Privilege { return n.Privilege })
+	var cited []records.DocumentRef
+	for _, n := range seen {
+		if n.DocumentID != "" {
+			cited = append(cited, records.DocumentRef{Matter: c.Matter.ID, ID: n.DocumentID})
+		}
+	}
+	var sees func(records.DocumentRef) bool
+	if err == nil {
+		sees, err = rt.citedVisible(ctx, c, cited)
+	}
 	out := ListCaseNotesOutput{Listing: listRows(b, "case notes", seen, err, in.Paging,
 		func(n records.Note) (NoteItem, attest.Item, time.Time) {
-			it := noteItem(c, n)
+			it := noteItem(c, n, n.DocumentID == "" || sees(records.DocumentRef{Matter: c.Matter.ID, ID: n.DocumentID}))
 			return it, it.Item, n.UpdatedAt
 		})}
 	out.Envelope = b.Envelope()

@@ -525,6 +525,16 @@ func TestInvariantAClientSafeKeyNeverSeesAPrivilegedCitation(t *testing.T) {
 		}
 		d := deadlines[0]
 		rewriteRow(t, env.Store, records.DeadlineKey(seed.DemoTenant, matter, d.Due, d.ID), "source_document_id", doc)
+		notes, err := repo.Notes(ctx, seed.DemoTenant, matter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range notes {
+			if n.Privilege == "none" {
+				rewriteRow(t, env.Store, records.NoteKey(seed.DemoTenant, matter, n.CreatedAt, n.ID), "document_id", doc)
+				break
+			}
+		}
 	}
 
 	safe := env.Initialize(t, servertest.ClientSafe, "2025-11-25")
@@ -540,7 +550,7 @@ func TestInvariantAClientSafeKeyNeverSeesAPrivilegedCitation(t *testing.T) {
 	}
 	check("list_matters", safe.Tool(t, "list_matters", map[string]any{"limit": 100}))
 	for matter, doc := range withheld {
-		for _, tool := range []string{"get_matter", "list_deadlines"} {
+		for _, tool := range []string{"get_matter", "list_deadlines", "list_case_notes"} {
 			check(matter+"/"+tool, safe.Tool(t, tool, map[string]any{"case_id": matter}))
 			if got, _ := json.Marshal(standard.Tool(t, tool, map[string]any{"case_id": matter})); !bytes.Contains(got, []byte(doc)) {
 				t.Errorf("%s of %s for a standard key does not cite %s: the rewrite did not take", tool, matter, doc)
@@ -548,10 +558,20 @@ func TestInvariantAClientSafeKeyNeverSeesAPrivilegedCitation(t *testing.T) {
 		}
 		check(matter+" resource", safe.Call(t, "resources/read", map[string]any{"uri": "custody://matters/" + matter}))
 	}
-	for _, f := range fx.Facts {
-		if f.Privilege == "none" {
-			check("get_fact_provenance "+f.ID, safe.Tool(t, "get_fact_provenance", map[string]any{"case_id": f.Matter, "fact_id": f.ID}))
+	provenance := func(label string) {
+		for _, f := range fx.Facts {
+			if f.Privilege == "none" {
+				check(label+"get_fact_provenance "+f.ID, safe.Tool(t, "get_fact_provenance", map[string]any{"case_id": f.Matter, "fact_id": f.ID}))
+			}
 		}
+	}
+	provenance("")
+	// With the cited pages unreadable, what a client-safe key may see is
+	// unknown: nothing withheld may show through the failure.
+	env.Faulty.Add(storetest.Rule{Method: storetest.MethodQuery, Key: storetest.Prefix("T#demo#M#", ""), Err: store.ErrUnavailable})
+	provenance("sources unreadable: ")
+	for matter := range withheld {
+		check(matter+" facts unreadable", safe.Tool(t, "get_fact_record", map[string]any{"case_id": matter}))
 	}
 }
 

@@ -150,6 +150,35 @@ func ValidateUpdate(u Update) error {
 	return nil
 }
 
+// ValidateQuery checks a query's shape and returns its effective limit
+// (MaxQueryLimit for 0): a known index, a partition key and sort-key bounds
+// that are valid UTF-8 without NUL (the partition within MaxPKBytes), a
+// prefix or a range but not both, a limit in 0..MaxQueryLimit. Both engines
+// call it first, so both refuse the same queries; without it the AWS SDK
+// would turn invalid UTF-8 into U+FFFD and match other keys.
+func ValidateQuery(q Query) (int, error) {
+	if q.Index != "" && q.Index != IndexGSI1 {
+		return 0, fmt.Errorf("unknown index %q: %w", q.Index, ErrInvalid)
+	}
+	if err := validKeyPart("PK", q.PK); err != nil {
+		return 0, fmt.Errorf("query partition: %w", err)
+	}
+	for _, part := range []string{q.SK.Prefix, q.SK.From, q.SK.To} {
+		if !utf8.ValidString(part) || strings.IndexByte(part, 0) >= 0 {
+			return 0, fmt.Errorf("query sort-key bound %q is not UTF-8 without NUL: %w", part, ErrInvalid)
+		}
+	}
+	switch {
+	case q.SK.Prefix != "" && (q.SK.From != "" || q.SK.To != ""):
+		return 0, fmt.Errorf("query combines a sort-key prefix and a range: %w", ErrInvalid)
+	case q.Limit < 0 || q.Limit > MaxQueryLimit:
+		return 0, fmt.Errorf("query limit %d outside 0..%d: %w", q.Limit, MaxQueryLimit, ErrInvalid)
+	case q.Limit == 0:
+		return MaxQueryLimit, nil
+	}
+	return q.Limit, nil
+}
+
 // ValidateConditions checks the conditions' shapes.
 func ValidateConditions(conds []Condition) error {
 	for _, c := range conds {
@@ -159,8 +188,12 @@ func ValidateConditions(conds []Condition) error {
 			if c.Attr == "" || ReservedAttr[c.Attr] {
 				return fmt.Errorf("condition on attribute %q: name an ordinary attribute (VersionEquals and Exists cover the item fields): %w", c.Attr, ErrInvalid)
 			}
-			switch c.Value.(type) {
-			case string, int64, bool:
+			switch v := c.Value.(type) {
+			case string:
+				if !utf8.ValidString(v) {
+					return fmt.Errorf("condition on %q compares a string that is not UTF-8: %w", c.Attr, ErrInvalid)
+				}
+			case int64, bool:
 			default:
 				return fmt.Errorf("condition on %q compares unsupported type %T: %w", c.Attr, c.Value, ErrInvalid)
 			}

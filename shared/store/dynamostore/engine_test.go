@@ -334,18 +334,6 @@ func TestExpiredButNotYetDeletedItemsAreAbsent(t *testing.T) {
 
 // AttrEquals on a reserved name is refused before any request: the item
 // fields have their own conditions (VersionEquals, Exists).
-func TestAttrEqualsOnAReservedNameIsRefused(t *testing.T) {
-	ctx := context.Background()
-	e := newEnv(t)
-	it := store.Item{PK: "p", SK: "s", Version: 2}
-	mustPut(t, e.store, it)
-	for _, c := range []store.Condition{store.AttrEquals("version", int64(2)), store.AttrEquals("PK", "p")} {
-		if err := e.store.Put(ctx, it, c); !errors.Is(err, store.ErrInvalid) {
-			t.Errorf("Put(%s) = %v, want ErrInvalid", c, err)
-		}
-	}
-}
-
 func TestUpdateSetsAddsRemovesAndCountsVersions(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)

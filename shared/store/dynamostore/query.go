@@ -6,8 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -23,7 +21,7 @@ import (
 // An unknown index, an invalid partition, a Prefix with a range, a Limit
 // outside 0..store.MaxQueryLimit or a token of another query is ErrInvalid.
 func (s *Store) Query(ctx context.Context, q store.Query) (store.Page, error) {
-	limit, err := validateQuery(q)
+	limit, err := store.ValidateQuery(q)
 	if err != nil {
 		return store.Page{}, fmt.Errorf("dynamostore: query: %w", err)
 	}
@@ -87,24 +85,6 @@ func indexLabel(index string) string {
 		return "table"
 	}
 	return index
-}
-
-// validateQuery checks q and returns its effective limit.
-func validateQuery(q store.Query) (int, error) {
-	switch {
-	case q.Index != "" && q.Index != store.IndexGSI1:
-		return 0, fmt.Errorf("unknown index %q: %w", q.Index, store.ErrInvalid)
-	case q.PK == "" || !utf8.ValidString(q.PK) || strings.IndexByte(q.PK, 0) >= 0:
-		// store.ValidateKey's rules for one key part.
-		return 0, fmt.Errorf("partition %q: %w", q.PK, store.ErrInvalid)
-	case q.SK.Prefix != "" && (q.SK.From != "" || q.SK.To != ""):
-		return 0, fmt.Errorf("sort-key prefix with a range: %w", store.ErrInvalid)
-	case q.Limit < 0 || q.Limit > store.MaxQueryLimit:
-		return 0, fmt.Errorf("limit %d outside 0..%d: %w", q.Limit, store.MaxQueryLimit, store.ErrInvalid)
-	case q.Limit == 0:
-		return store.MaxQueryLimit, nil
-	}
-	return q.Limit, nil
 }
 
 // keyCondition is the KeyConditionExpression of q: the partition and at most

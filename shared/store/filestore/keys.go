@@ -6,8 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/custodymcp/custody/shared/store"
 )
@@ -107,35 +105,11 @@ type scan struct {
 // [base+P, base+P+0xFF): UTF-8 never contains the byte 0xFF.
 func planQuery(q store.Query) (scan, error) {
 	var sc scan
-	switch q.Index {
-	case "":
-	case store.IndexGSI1:
-		sc.index = true
-	default:
-		return sc, fmt.Errorf("unknown index %q: %w", q.Index, store.ErrInvalid)
-	}
-	if q.PK == "" {
-		return sc, fmt.Errorf("query without partition key: %w", store.ErrInvalid)
-	}
-	for _, part := range []string{q.PK, q.SK.Prefix, q.SK.From, q.SK.To} {
-		if !utf8.ValidString(part) || strings.IndexByte(part, sep) >= 0 {
-			return sc, fmt.Errorf("query key %q is not UTF-8 without NUL: %w", part, store.ErrInvalid)
-		}
-	}
-	if err := checkKeyLengths(q.PK, "", "", ""); err != nil {
+	limit, err := store.ValidateQuery(q)
+	if err != nil {
 		return sc, err
 	}
-	if q.SK.Prefix != "" && (q.SK.From != "" || q.SK.To != "") {
-		return sc, fmt.Errorf("query combines a prefix and a range: %w", store.ErrInvalid)
-	}
-	switch {
-	case q.Limit < 0 || q.Limit > store.MaxQueryLimit:
-		return sc, fmt.Errorf("query limit %d outside 0..%d: %w", q.Limit, store.MaxQueryLimit, store.ErrInvalid)
-	case q.Limit == 0:
-		sc.limit = store.MaxQueryLimit
-	default:
-		sc.limit = q.Limit
-	}
+	sc.index, sc.limit = q.Index == store.IndexGSI1, limit
 	sc.desc = q.Descending
 
 	base := append([]byte(q.PK), sep)

@@ -61,6 +61,9 @@ func invalidWrites() []invalidWrite {
 	putCase("with AttrEquals on []byte", item("p", "a"), store.AttrEquals("x", []byte("y")))
 	putCase("with AttrEquals on int", item("p", "a"), store.AttrEquals("x", 1))
 	putCase("with AttrEquals without a name", item("p", "a"), store.AttrEquals("", "y"))
+	putCase("with AttrEquals on a string that is not UTF-8", item("p", "a"), store.AttrEquals("x", "\xff"))
+	putCase("with AttrEquals on the reserved name version", item("p", "a"), store.AttrEquals("version", int64(1)))
+	putCase("with AttrEquals on the reserved name PK", item("p", "a"), store.AttrEquals("PK", "p"))
 
 	updateCase("setting GSI1PK without GSI1SK", key("p", "a"), store.Update{GSI1PK: ptr("g")})
 	updateCase("setting GSI1PK to a value and GSI1SK to empty", key("p", "a"), store.Update{GSI1PK: ptr("g"), GSI1SK: ptr("")})
@@ -89,15 +92,20 @@ func invalidWrites() []invalidWrite {
 
 // invalidQueries are queries the port refuses with ErrInvalid.
 var invalidQueries = map[string]store.Query{
-	"without a partition":    {},
-	"with NUL in PK":         {PK: "p\x00"},
-	"of an unknown index":    {Index: "GSI2", PK: "p"},
-	"with prefix and From":   {PK: "p", SK: store.SortKeyCondition{Prefix: "a", From: "a"}},
-	"with prefix and To":     {PK: "p", SK: store.SortKeyCondition{Prefix: "a", To: "b"}},
-	"with a negative limit":  {PK: "p", Limit: -1},
-	"over MaxQueryLimit":     {PK: "p", Limit: store.MaxQueryLimit + 1},
-	"with a garbage token":   {PK: "p", PageToken: "%%% not a token %%%"},
-	"with a truncated token": {PK: "p", PageToken: "eA"},
+	"without a partition":     {},
+	"with NUL in PK":          {PK: "p\x00"},
+	"with a PK not UTF-8":     {PK: "p\xff"},
+	"with PK over MaxPKBytes": {PK: strings.Repeat("p", store.MaxPKBytes+1)},
+	"with a prefix not UTF-8": {PK: "p", SK: store.SortKeyCondition{Prefix: "\xff"}},
+	"with NUL in From":        {PK: "p", SK: store.SortKeyCondition{From: "a\x00"}},
+	"with a To not UTF-8":     {PK: "p", SK: store.SortKeyCondition{To: "\xff"}},
+	"of an unknown index":     {Index: "GSI2", PK: "p"},
+	"with prefix and From":    {PK: "p", SK: store.SortKeyCondition{Prefix: "a", From: "a"}},
+	"with prefix and To":      {PK: "p", SK: store.SortKeyCondition{Prefix: "a", To: "b"}},
+	"with a negative limit":   {PK: "p", Limit: -1},
+	"over MaxQueryLimit":      {PK: "p", Limit: store.MaxQueryLimit + 1},
+	"with a garbage token":    {PK: "p", PageToken: "%%% not a token %%%"},
+	"with a truncated token":  {PK: "p", PageToken: "eA"},
 }
 
 func (s suite) invalidTests() []test {
