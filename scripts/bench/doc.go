@@ -18,9 +18,12 @@
 // the affinity of the thread it forks the server from, which the child
 // inherits — what `taskset -c 0` does, without taskset's own exec (0.75 ms
 // on the reference machine) inside the start-up time. The server's
-// Cpus_allowed_list is checked before load; its Go runtime therefore runs
+// Cpus_allowed_list is checked before load; its Go runtime therefore starts
 // with GOMAXPROCS=1 (GOMAXPROCS, GOGC, GOMEMLIMIT and GODEBUG are removed
-// from its environment so every server has the runtime's defaults, and
+// from its environment so every server has the runtime's defaults — which
+// Custody's dev server then raises to 2 processors on its one CPU, so that
+// requests run while its writer syncs; -server-env GOMAXPROCS=1 keeps it at
+// one for a like-for-like run —, and
 // STORE_ENGINE and DYNAMODB_* so Custody runs on its default embedded file
 // store; -server-env adds variables back for an experiment). A
 // server runs in its own process group and dies with the bench

@@ -70,7 +70,7 @@ func newReport(cfg *config) *report {
 
 // writeTable prints the side-by-side table: one column per target.
 func (r *report) writeTable(w io.Writer) {
-	env := "GOMAXPROCS=1"
+	env := "runtime defaults: GOMAXPROCS=1, Custody raises it to 2"
 	if len(r.Config.ServerEnv) > 0 {
 		env = "extra environment " + strings.Join(r.Config.ServerEnv, " ")
 	}

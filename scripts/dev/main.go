@@ -81,8 +81,9 @@ func main() {
 	// runtime thread (a one-core machine, or a server pinned to one core) a
 	// blocked commit stalls every request until the scheduler hands its
 	// processor off, which under load turns into second-long tail latencies;
-	// a second processor lets requests run while a commit syncs.
-	if runtime.GOMAXPROCS(0) < 2 {
+	// a second processor lets requests run while a commit syncs. An explicit
+	// GOMAXPROCS in the environment is the operator's choice and is kept.
+	if os.Getenv("GOMAXPROCS") == "" && runtime.GOMAXPROCS(0) < 2 {
 		runtime.GOMAXPROCS(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
