@@ -68,6 +68,7 @@ import (
 	"github.com/custodymcp/custody/shared/records/seed"
 	"github.com/custodymcp/custody/shared/server"
 	"github.com/custodymcp/custody/shared/store"
+	"github.com/custodymcp/custody/shared/store/filestore"
 	"github.com/custodymcp/custody/shared/tools"
 )
 
@@ -138,6 +139,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer st.Close()
+	if fs, ok := st.Store.(*filestore.Store); ok {
+		purgeCtx, stopPurge := context.WithCancel(ctx)
+		defer stopPurge() // before the store closes (defers run last-in first-out)
+		go purgeExpired(purgeCtx, fs, logger, purgeEvery)
+	}
 
 	if err := seedDemo(ctx, st); err != nil {
 		return err
@@ -236,6 +242,30 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	return nil
+}
+
+// purgeEvery is how often the embedded store drops expired rows.
+const purgeEvery = 10 * time.Minute
+
+// purgeExpired deletes the embedded store's expired rows (sessions, parked
+// questions, rate windows, MRTR nonces, outbox rows) every interval, as
+// DynamoDB's TTL does on AWS: reads already skip them; this reclaims their
+// space and keeps queries from walking past them.
+func purgeExpired(ctx context.Context, fs *filestore.Store, log *slog.Logger, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if n, err := fs.PurgeExpired(ctx, 0); err != nil && ctx.Err() == nil {
+				log.Warn("purge expired rows", "err", err)
+			} else if n > 0 {
+				log.Info("purged expired rows", "rows", n)
+			}
+		}
+	}
 }
 
 // seedDemo imports the demo firm; the import is keyed by the fixture's

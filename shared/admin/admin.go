@@ -91,7 +91,11 @@ func Handler(st store.Store, token string, now func() time.Time) http.Handler {
 			return
 		}
 		key, cred, err := Mint(r.Context(), st, req, now())
-		if err != nil {
+		switch {
+		case errors.Is(err, store.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
+			writeErr(w, http.StatusServiceUnavailable, "the store could not complete the request; retry")
+			return
+		case err != nil: // the request names something wrong: say what
 			writeErr(w, http.StatusBadRequest, err.Error())
 			return
 		}

@@ -78,7 +78,7 @@ func (r *Record) Item() store.Item {
 	}
 	if records.ValidID(r.Matter) && records.ValidID(r.Tenant) {
 		it.GSI1PK = "T#" + r.Tenant + "#M#" + r.Matter + "#AUDIT"
-		it.GSI1SK = r.At.UTC().Format(time.RFC3339Nano) + "#" + r.RequestID
+		it.GSI1SK = r.At.UTC().Format(records.SortableTimeLayout) + "#" + r.RequestID
 	}
 	return it
 }

@@ -76,7 +76,7 @@ func (a *Adapter) Buffer(ctx context.Context, ev events.APIGatewayProxyRequest) 
 	if r, err := NewRequest(reqCtx, &ev); err != nil {
 		writeBadEvent(w)
 	} else if p := a.serve(w, r); p != nil {
-		if p == http.ErrAbortHandler {
+		if p.value == http.ErrAbortHandler {
 			abort = http.ErrAbortHandler
 		} else {
 			a.logPanic(ctx, p)
@@ -129,7 +129,7 @@ func (a *Adapter) Stream(ctx context.Context, ev events.APIGatewayProxyRequest) 
 			writeBadEvent(w)
 		} else if p := a.serve(w, r); p != nil {
 			switch {
-			case p == http.ErrAbortHandler:
+			case p.value == http.ErrAbortHandler:
 				abort = http.ErrAbortHandler
 			case w.committed:
 				a.logPanic(ctx, p)
@@ -158,15 +158,26 @@ func (a *Adapter) Stream(ctx context.Context, ev events.APIGatewayProxyRequest) 
 	}, nil
 }
 
-// serve runs the handler and returns the value of a panic, if any.
-func (a *Adapter) serve(w http.ResponseWriter, r *http.Request) (panicked any) {
-	defer func() { panicked = recover() }()
+// handlerPanic is a recovered panic with the stack where it happened.
+type handlerPanic struct {
+	value any
+	stack []byte
+}
+
+// serve runs the handler and returns its panic, if any, with the stack
+// taken inside the deferred recover (still the panicking goroutine's).
+func (a *Adapter) serve(w http.ResponseWriter, r *http.Request) (p *handlerPanic) {
+	defer func() {
+		if v := recover(); v != nil {
+			p = &handlerPanic{value: v, stack: debug.Stack()}
+		}
+	}()
 	a.h.ServeHTTP(w, r)
 	return nil
 }
 
-func (a *Adapter) logPanic(ctx context.Context, p any) {
-	a.log.ErrorContext(ctx, "handler panicked", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+func (a *Adapter) logPanic(ctx context.Context, p *handlerPanic) {
+	a.log.ErrorContext(ctx, "handler panicked", "panic", fmt.Sprint(p.value), "stack", string(p.stack))
 }
 
 // outcome is what the invocation's one log line reports.

@@ -400,7 +400,11 @@ func TestStreamPanicAfterCommitBreaksTheStream(t *testing.T) {
 	resp.Close()
 	lines := logLines(t, logs.snapshot())
 	if len(lines) != 2 || lines[0]["message"] != "handler panicked" || lines[1]["aborted"] != true {
-		t.Errorf("log lines = %v, want the panic then an aborted outcome", lines)
+		t.Fatalf("log lines = %v, want the panic then an aborted outcome", lines)
+	}
+	// The stack is the panicking handler's, not the logger's.
+	if stack, _ := lines[0]["stack"].(string); !strings.Contains(stack, "TestStreamPanicAfterCommitBreaksTheStream.func1") {
+		t.Errorf("logged stack does not show the panicking handler:\n%s", stack)
 	}
 }
 

@@ -63,9 +63,9 @@ func estimate(r *CallToolResult) int {
 	return n
 }
 
-// AppendQuoted appends s as a JSON string: quotes, backslashes and control
-// characters escaped, no HTML escaping, invalid UTF-8 replaced by U+FFFD
-// (as encoding/json does).
+// AppendQuoted appends s as a JSON string, byte for byte what encoding/json
+// writes with HTML escaping off: quotes, backslashes and control characters
+// escaped, U+2028 and U+2029 escaped, invalid UTF-8 replaced by U+FFFD.
 func AppendQuoted(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
@@ -86,6 +86,10 @@ func AppendQuoted(b []byte, s string) []byte {
 				b = append(b, '\\', 'r')
 			case '\t':
 				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
 			default:
 				b = append(b, `\u00`...)
 				b = append(b, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xf])

@@ -1,22 +1,30 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 )
 
+// AppendQuoted writes exactly what encoding/json writes without HTML
+// escaping: the same escapes (U+2028 and U+2029 included) and U+FFFD for
+// invalid UTF-8, so its output is always valid UTF-8.
 func TestAppendQuotedMatchesEncodingJSON(t *testing.T) {
-	for _, s := range []string{"", "plain", `quo"te \ back`, "tab\tnl\ncr\r", "\x00\x01\x1f", "<b>&amp;</b>",
-		"é ü 漢字 🙂", "line\u2028sep\u2029", "bad\xffutf8", "\x7f"} {
-		var want string
-		if err := json.Unmarshal(AppendQuoted(nil, s), &want); err != nil {
-			t.Fatalf("AppendQuoted(%q) = %s: not JSON: %v", s, AppendQuoted(nil, s), err)
+	for _, s := range []string{"", "plain", `quo"te \ back`, "tab\tnl\ncr\r", "\x00\x01\x1f\b\f", "<b>&amp;</b>",
+		"é ü 漢字 🙂", "line\u2028sep\u2029", "bad\xffutf8", "\x7f", "cut\xe6\x97"} {
+		var ref bytes.Buffer
+		enc := json.NewEncoder(&ref)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
 		}
-		ref, _ := json.Marshal(s)
-		var refDecoded string
-		_ = json.Unmarshal(ref, &refDecoded)
-		if want != refDecoded {
-			t.Errorf("AppendQuoted(%q) decodes to %q, encoding/json to %q", s, want, refDecoded)
+		got, want := AppendQuoted(nil, s), bytes.TrimSuffix(ref.Bytes(), []byte("\n"))
+		if !bytes.Equal(got, want) {
+			t.Errorf("AppendQuoted(%q) = %s, encoding/json writes %s", s, got, want)
+		}
+		if !utf8.Valid(got) {
+			t.Errorf("AppendQuoted(%q) = %q is not valid UTF-8", s, got)
 		}
 	}
 }

@@ -15,13 +15,11 @@ import (
 // capabilities in params._meta, and is decided on its own. One /mcp serves
 // it beside the 2025 era, chosen per request, body first.
 
-// Keys of the request _meta (MCP 2026-07-28 schema RequestMetaObject).
+// Keys of the 2026-07-28 _meta objects this code names outside a struct tag
+// (MCP 2026-07-28 schema RequestMetaObject, server/discover result).
 const (
-	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	metaLogLevel           = "io.modelcontextprotocol/logLevel"
-	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
+	metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+	metaServerInfo      = "io.modelcontextprotocol/serverInfo"
 )
 
 // JSON-RPC codes of the 2026 era.
@@ -33,7 +31,7 @@ const (
 
 // SupportedRevisions are every revision Custody serves, newest first: what
 // server/discover lists and what -32022 answers with (one source for both).
-var SupportedRevisions = []Revision{Rev20260728, Rev20251125, Rev20250618, Rev20250326, Rev20241105}
+var SupportedRevisions = append([]Revision{Rev20260728}, LegacyRevisions...)
 
 // removed2026 are the methods the 2026-07-28 revision removed or that
 // Custody does not serve in it: answered 404 + -32601 like unknown ones.
@@ -50,9 +48,7 @@ var only2026 = map[string]bool{"server/discover": true}
 type requestMeta struct {
 	ProtocolVersion    *string         `json:"io.modelcontextprotocol/protocolVersion"`
 	ClientCapabilities json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
-	ClientInfo         *Implementation `json:"io.modelcontextprotocol/clientInfo"`
 	LogLevel           string          `json:"io.modelcontextprotocol/logLevel"`
-	ProgressToken      json.RawMessage `json:"progressToken"`
 }
 
 // metaOf reads params._meta; ok is false when there is none.
@@ -116,19 +112,14 @@ func nameOf(method string, params json.RawMessage) (string, bool) {
 	return "", false
 }
 
-// statusError is a protocol error answered with a status other than 200.
-type statusError struct {
-	status int
-	err    *Error
-}
-
 // check2026 validates a 2026 request's transport fields in the order the
 // revision prescribes (PROTOCOL.md "body first"): the revision header, the
 // _meta fields, their agreement, the revision itself, then the Mcp-Method
-// and Mcp-Name headers. It returns the parsed _meta or the refusal.
-func check2026(r *http.Request, m *Message) (*requestMeta, *statusError) {
-	bad := func(code int, msg string, data any) *statusError {
-		return &statusError{http.StatusBadRequest, &Error{Code: code, Message: msg, Data: data}}
+// and Mcp-Name headers. It returns the parsed _meta or the refusal, which
+// is answered with HTTP 400.
+func check2026(r *http.Request, m *Message) (*requestMeta, *Error) {
+	bad := func(code int, msg string, data any) *Error {
+		return &Error{Code: code, Message: msg, Data: data}
 	}
 	hdr, present := protocolHeader(r)
 	if !present || hdr == "" {
@@ -184,7 +175,7 @@ func (s *Server) post2026(w http.ResponseWriter, r *http.Request, b *Body) {
 	}
 	meta, serr := check2026(r, m)
 	if serr != nil {
-		writeError(w, serr.status, m.ID, serr.err)
+		writeError(w, http.StatusBadRequest, m.ID, serr)
 		return
 	}
 	x, ok := s.admit(w, r, "", s.laneOf(b), m.ID)
@@ -212,7 +203,7 @@ func (s *Server) post2026(w http.ResponseWriter, r *http.Request, b *Body) {
 		s.rateLimited(x, m)
 		return
 	}
-	out := newStream(x.w, acceptsSSE(x.r.Header.Values("Accept")), nil)
+	out := newStream(x.w, acceptsSSE(x.r.Header.Values("Accept")))
 	req := s.newRequest(x, m, out)
 	req.meta = meta
 	result, rpcErr, rec := s.dispatch(x, md, req)
@@ -222,8 +213,9 @@ func (s *Server) post2026(w http.ResponseWriter, r *http.Request, b *Body) {
 	var body []byte
 	switch {
 	case rpcErr != nil:
-		// A missing client capability is decided before anything runs and
-		// answered as a plain 400 (PROTOCOL.md "body first", step 4).
+		// A missing client capability (the tool's Spec.Requires, checked by
+		// the tools pipeline before the handler runs) is answered as a plain
+		// 400 (PROTOCOL.md "body first", step 4).
 		if rpcErr.Code == CodeMissingRequiredCapability {
 			status = http.StatusBadRequest
 		}

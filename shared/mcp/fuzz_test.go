@@ -78,8 +78,8 @@ func FuzzEraDetectionAndChecks(f *testing.F) {
 		if (meta == nil) == (serr == nil) {
 			t.Fatalf("check2026 = %v, %v: exactly one must be set", meta, serr)
 		}
-		if serr != nil && serr.status != http.StatusBadRequest {
-			t.Fatalf("transport refusal with status %d", serr.status)
+		if serr != nil && (serr.Code != CodeHeaderMismatch && serr.Code != CodeInvalidParams && serr.Code != CodeUnsupportedProtocolVersion) {
+			t.Fatalf("transport refusal with code %d, not one of the 2026 header/params codes", serr.Code)
 		}
 		if meta != nil && (meta.ProtocolVersion == nil || *meta.ProtocolVersion != string(Rev20260728)) {
 			t.Fatalf("accepted _meta %+v", meta)

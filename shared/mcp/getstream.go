@@ -10,6 +10,7 @@ import (
 
 	"github.com/custodymcp/custody/shared/audit"
 	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/store"
 )
 
@@ -19,7 +20,8 @@ import (
 // are posted as outbox rows under the session (`SESS#<id>` / `OUT#…`); the
 // instance holding the stream polls them, sends each once and deletes it.
 // The stream opens with a priming event, sends an SSE comment as a
-// heartbeat, and re-resolves the credential every 30 s: a revoked key, a
+// heartbeat, and re-resolves the credential every Options.Recheck (30 s by
+// default): a revoked key, a
 // failed resolver or an ended session closes it. Offering it is a
 // configuration switch, since a held stream is a held Lambda.
 
@@ -27,7 +29,7 @@ import (
 func OutboxKey(sessionID string, at time.Time) store.Key {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	return store.Key{PK: "SESS#" + sessionID, SK: "OUT#" + at.UTC().Format("20060102T150405.000000000") + "#" + hex.EncodeToString(b[:])}
+	return store.Key{PK: SessionPK(sessionID), SK: "OUT#" + at.UTC().Format("20060102T150405.000000000") + "#" + hex.EncodeToString(b[:])}
 }
 
 // PostToSession queues a notification for a session's GET stream. It expires
@@ -54,7 +56,7 @@ func (s *Server) serveGETStream(x *exchange, token string) {
 		return
 	}
 	s.logOutcome(x, http.StatusOK)
-	out := newStream(x.w, true, nil)
+	out := newStream(x.w, true)
 	ctx := x.r.Context()
 	sess := x.adm.Session
 	if err := out.send(nil); err != nil { // the priming event alone
@@ -88,14 +90,14 @@ func (s *Server) serveGETStream(x *exchange, token string) {
 
 // stillAuthorized re-resolves the credential and the session.
 func (s *Server) stillAuthorized(ctx context.Context, token string, sess *Session) bool {
-	adm, err := s.opts.Gate.Admit(ctx, AdmitRequest{Token: token, SessionID: sess.ID, Lane: "read", Now: s.opts.Now()})
+	adm, err := s.opts.Gate.Admit(ctx, AdmitRequest{Token: token, SessionID: sess.ID, Lane: ratelimit.LaneRead, Now: s.opts.Now()})
 	return err == nil && adm.Credential != nil && adm.Session != nil
 }
 
 // drainOutbox sends the session's queued messages in order, deleting each
 // once sent; an unreadable outbox is retried at the next tick.
 func (s *Server) drainOutbox(ctx context.Context, out *stream, sess *Session) error {
-	page, err := s.opts.Store.Query(ctx, store.Query{PK: "SESS#" + sess.ID, SK: store.SortKeyCondition{Prefix: "OUT#"}, Limit: 50})
+	page, err := s.opts.Store.Query(ctx, store.Query{PK: SessionPK(sess.ID), SK: store.SortKeyCondition{Prefix: "OUT#"}, Limit: 50})
 	if err != nil {
 		return nil
 	}

@@ -94,11 +94,6 @@ type Error struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message) }
 
-// Errorf returns a protocol error with a formatted message.
-func Errorf(code int, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
-}
-
 // InvalidParams is the -32602 error with msg.
 func InvalidParams(msg string) *Error { return &Error{Code: CodeInvalidParams, Message: msg} }
 

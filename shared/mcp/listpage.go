@@ -1,17 +1,7 @@
 package mcp
 
-// CursorEra is the era a list cursor is bound to: "2026" for a 2026-07-28
-// request, "legacy" for every 2025-era revision. A cursor issued in one era
-// is refused in the other (CursorScope.Era).
-func CursorEra(rev Revision) string {
-	if rev == Rev20260728 {
-		return "2026"
-	}
-	return "legacy"
-}
-
-// PageRequest pages a protocol-level list for req (prompts/list,
-// resources/list, resources/templates/list): it reads params.cursor, opens
+// PageRequest pages a protocol-level list for req (tools/list,
+// prompts/list, resources/list, resources/templates/list): it reads params.cursor, opens
 // it against the list's exact sorted keys bound to req's method, credential
 // id and era, and returns the page [start, end) of keys with at most size
 // entries and the next cursor ("" on the last page). A params object that
@@ -23,7 +13,7 @@ func (s *CursorSealer) PageRequest(req *Request, keys []string, size int) (start
 	if e := DecodeParams(req.Params, &p); e != nil {
 		return 0, 0, "", e
 	}
-	scope := CursorScope{Method: req.Method, CredentialID: req.Credential.ID, Keys: keys, Era: CursorEra(req.Revision)}
+	scope := CursorScope{Method: req.Method, CredentialID: req.Credential.ID, Keys: keys, Era: req.CursorEra()}
 	start, end, next, err = s.PageOf(p.Cursor, scope, size, req.Started)
 	if err != nil {
 		return 0, 0, "", InvalidParams("Invalid params: the cursor is not one this server issued for this list, or it has expired.")

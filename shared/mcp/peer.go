@@ -61,7 +61,7 @@ const (
 
 // ParkedKey is the row of a server-to-client request waiting in a session.
 func ParkedKey(sessionID, id string) store.Key {
-	return store.Key{PK: "SESS#" + sessionID, SK: "REQ#" + id}
+	return store.Key{PK: SessionPK(sessionID), SK: "REQ#" + id}
 }
 
 // newParkedID returns a JSON-RPC id for a server-to-client request.
@@ -106,19 +106,25 @@ func (r *Request) Log(level, logger string, data any) {
 
 // Progress implements Peer.
 func (r *Request) Progress(progress, total float64, message string) {
-	var p struct {
-		Meta struct {
-			ProgressToken json.RawMessage `json:"progressToken"`
-		} `json:"_meta"`
+	if !r.progressRead { // once per request, on the first report
+		r.progressRead = true
+		var p struct {
+			Meta struct {
+				ProgressToken json.RawMessage `json:"progressToken"`
+			} `json:"_meta"`
+		}
+		if json.Unmarshal(r.Params, &p) == nil && len(p.Meta.ProgressToken) > 0 && string(p.Meta.ProgressToken) != "null" {
+			r.progressToken = p.Meta.ProgressToken
+		}
 	}
-	if json.Unmarshal(r.Params, &p) != nil || len(p.Meta.ProgressToken) == 0 || string(p.Meta.ProgressToken) == "null" {
+	if r.progressToken == nil {
 		return
 	}
 	if r.progressSent && progress <= r.lastProgress {
 		return // progress must increase with each notification
 	}
 	r.progressSent, r.lastProgress = true, progress
-	params := map[string]any{"progressToken": p.Meta.ProgressToken, "progress": progress}
+	params := map[string]any{"progressToken": r.progressToken, "progress": progress}
 	if total > 0 {
 		params["total"] = total
 	}

@@ -11,7 +11,10 @@
 // principal; then the method. Every authenticated request ends in exactly one
 // write through Gate.Commit (the rate count and its audit rows, plus the
 // session row at initialize or DELETE), and only after that write succeeds is
-// the answer sent. Each answer's status and JSON body follow DECISIONS.md
+// the answer sent. A few methods write before it, for state other instances
+// must see at once: a question parked for the client (and its withdrawal),
+// an at-most-once tool's nonce claim, and a GET stream's delivered outbox
+// rows. Each answer's status and JSON body follow DECISIONS.md
 // "Answers on the wire".
 package mcp
 
@@ -120,21 +123,24 @@ type Request struct {
 	// for measuring durations (the server's clock may be a test's).
 	Arrived time.Time
 
-	newSession   *Session
-	ops          []store.Op
-	out          *stream
-	srv          *Server
-	progressSent bool
-	lastProgress float64
-	meta         *requestMeta // the 2026 era's per-request _meta; nil in the 2025 era
-	mrtr         *mrtr        // the 2026 era's questions and answers
+	newSession    *Session
+	ops           []store.Op
+	out           *stream
+	srv           *Server
+	progressRead  bool            // params._meta.progressToken was looked for
+	progressToken json.RawMessage // nil: the client asked for no progress
+	progressSent  bool
+	lastProgress  float64
+	meta          *requestMeta // the 2026 era's per-request _meta; nil in the 2025 era
+	mrtr          *mrtr        // the 2026 era's questions and answers
 }
 
 // Era2026 reports whether the request is of the 2026-07-28 era.
 func (r *Request) Era2026() bool { return r.meta != nil }
 
-// CursorEra names the request's era for sealed cursors: a cursor issued in
-// one era is refused in the other.
+// CursorEra is the era a list cursor is bound to: "2026" for a 2026-07-28
+// request, "legacy" for every 2025-era revision. A cursor issued in one era
+// is refused in the other (CursorScope.Era).
 func (r *Request) CursorEra() string {
 	if r.Era2026() {
 		return "2026"
@@ -273,9 +279,6 @@ func (s *Server) instructionsFor(ctx context.Context, req *Request) string {
 
 // Register adds or replaces a method.
 func (s *Server) Register(name string, m Method) { s.methods[name] = m }
-
-// Now returns the server's clock reading.
-func (s *Server) Now() time.Time { return s.opts.Now() }
 
 const (
 	headerSessionID       = "Mcp-Session-Id"
@@ -691,7 +694,7 @@ func (s *Server) serveOne(x *exchange, m *Message) {
 			s.rateLimited(x, m)
 			return
 		}
-		out := newStream(x.w, acceptsSSE(x.r.Header.Values("Accept")), nil)
+		out := newStream(x.w, acceptsSSE(x.r.Header.Values("Accept")))
 		result, rpcErr, rec := s.call(x, m, out)
 		x.audits = append(x.audits, rec)
 		x.count = s.countIfAllowed(x, 1)
@@ -788,25 +791,38 @@ func (s *Server) cancelOps(x *exchange, m *Message) []store.Op {
 	return ops
 }
 
-// pendingParked lists the session's pending questions (at most a handful;
-// capped so the request's transaction stays within 25 operations).
+// maxParkedOps caps the pending questions one request rejects, so that its
+// transaction stays within store.MaxTransactItems; any beyond expire on
+// their own (parked-row TTL).
+const maxParkedOps = 20
+
+// pendingParked lists up to maxParkedOps of the session's pending
+// questions, paging past answered and cancelled rows (kept until they
+// expire) so that none pending is missed behind them.
 func (s *Server) pendingParked(x *exchange) []store.Item {
 	if x.adm.Session == nil || s.opts.Store == nil {
 		return nil
 	}
-	page, err := s.opts.Store.Query(x.r.Context(), store.Query{
-		PK: "SESS#" + x.adm.Session.ID, SK: store.SortKeyCondition{Prefix: "REQ#"}, Limit: 20,
-	})
-	if err != nil {
-		return nil // they expire on their own
-	}
+	q := store.Query{PK: SessionPK(x.adm.Session.ID), SK: store.SortKeyCondition{Prefix: "REQ#"}}
 	var out []store.Item
-	for _, it := range page.Items {
-		if it.String("status") == parkedPending {
-			out = append(out, it)
+	for {
+		page, err := s.opts.Store.Query(x.r.Context(), q)
+		if err != nil {
+			return out // the rest expire on their own
 		}
+		for _, it := range page.Items {
+			if it.String("status") == parkedPending {
+				out = append(out, it)
+				if len(out) == maxParkedOps {
+					return out
+				}
+			}
+		}
+		if page.NextToken == "" {
+			return out
+		}
+		q.PageToken = page.NextToken
 	}
-	return out
 }
 
 // commitFailed answers a request whose one write failed: 503, nothing of the

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/custodymcp/custody/shared/store"
@@ -58,8 +59,14 @@ func ValidSessionID(s string) bool {
 	return true
 }
 
+// SessionPK is the partition of a session: its row, its parked questions
+// (REQ#), its outbox (OUT#) and its subscriptions (SUB#).
+func SessionPK(id string) string { return sessionPrefix + id }
+
+const sessionPrefix = "SESS#"
+
 // SessionKey is the row key of a session.
-func SessionKey(id string) store.Key { return store.Key{PK: "SESS#" + id, SK: "SESS"} }
+func SessionKey(id string) store.Key { return store.Key{PK: SessionPK(id), SK: "SESS"} }
 
 // Item encodes the session row; the store expires it at ExpiresAt.
 func (s *Session) Item() store.Item {
@@ -75,7 +82,11 @@ func DecodeSession(it store.Item) (*Session, error) {
 	if err := json.Unmarshal(it.Bytes("data"), &s); err != nil {
 		return nil, fmt.Errorf("decode session row %s: %w", it.Key(), err)
 	}
-	s.ID = it.PK[len("SESS#"):]
+	id, ok := strings.CutPrefix(it.PK, sessionPrefix)
+	if !ok {
+		return nil, fmt.Errorf("decode session row %s: not a session partition", it.Key())
+	}
+	s.ID = id
 	s.ExpiresAt = time.Unix(it.ExpiresAt, 0).UTC()
 	s.LogLevel = it.String("log_level")
 	return &s, nil

@@ -27,11 +27,10 @@ type stream struct {
 	seq     int
 	started bool
 	failed  error
-	onStart func(h http.Header)
 }
 
-func newStream(w http.ResponseWriter, allowed bool, onStart func(http.Header)) *stream {
-	return &stream{w: w, allowed: allowed, id: newRequestID()[:12], onStart: onStart}
+func newStream(w http.ResponseWriter, allowed bool) *stream {
+	return &stream{w: w, allowed: allowed, id: newRequestID()[:12]}
 }
 
 // send writes one JSON-RPC message as an SSE event, starting the stream if
@@ -50,9 +49,6 @@ func (s *stream) send(msg []byte) error {
 		h.Set("Content-Type", "text/event-stream")
 		h.Set("Cache-Control", "no-cache, no-transform")
 		h.Set("X-Accel-Buffering", "no")
-		if s.onStart != nil {
-			s.onStart(h)
-		}
 		s.w.WriteHeader(http.StatusOK)
 		s.started = true
 		if err := s.writeEvent(nil); err != nil {

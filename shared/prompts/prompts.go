@@ -418,8 +418,10 @@ func argName(n string) string {
 }
 
 // renderError maps a render failure to the protocol error answered: one
-// the render function chose passes through; the funnel's one answer is
-// -32602 "no such matter"; a store failure -32603 with a plain sentence;
+// the render function chose passes through; a question the client cannot
+// take is -32602 and one left unanswered -32603 (as tools refuse them); the
+// funnel's one answer is -32602 "no such matter"; a store failure -32603
+// with a plain sentence;
 // anything else -32603 "Internal error." (logged here, never shown).
 func (r *Registry) renderError(ctx context.Context, name string, err error) error {
 	var rpcErr *mcp.Error
@@ -428,6 +430,10 @@ func (r *Registry) renderError(ctx context.Context, name string, err error) erro
 		return rpcErr
 	case errors.Is(err, mcp.ErrAskCancelled), errors.Is(err, context.Canceled), errors.Is(err, mcp.ErrInputRequired):
 		return err // the transport answers these itself (no answer; input_required in 2026)
+	case errors.Is(err, mcp.ErrNoStream), errors.Is(err, mcp.ErrNotDeclared):
+		return mcp.InvalidParams("Invalid params: this prompt needs to ask the client a question, but this client cannot take one on this request: declare the capability at initialize and accept text/event-stream.")
+	case errors.Is(err, mcp.ErrAskExpired):
+		return &mcp.Error{Code: mcp.CodeInternalError, Message: "The question this prompt asked was not answered in time."}
 	case errors.Is(err, access.ErrNoMatter):
 		return mcp.InvalidParams("Invalid params: no such matter.")
 	case errors.Is(err, store.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):

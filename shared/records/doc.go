@@ -39,7 +39,7 @@
 // "DOC#" does not match "DOCV#" or "CHUNK#" rows, and a document's chunk
 // prefix "CHUNK#<doc>#" cannot match another document because ids hold no
 // '#'. Numbers are zero-padded so byte order is numeric order; deadlines sort
-// by due date, notes by creation time (NoteTimeLayout has a fixed width, unlike
+// by due date, notes by creation time (SortableTimeLayout has a fixed width, unlike
 // RFC 3339 with trailing zeros trimmed, whose byte order is not time order).
 //
 // Listing a tenant's matters is one strongly consistent query of the tenant

@@ -10,10 +10,10 @@ import (
 // AttrData is the attribute holding a row's JSON payload.
 const AttrData = "data"
 
-// NoteTimeLayout is the fixed-width UTC layout of a note's creation time in
-// its sort key, so byte order is time order (RFC 3339 with trimmed trailing
-// zeros is not).
-const NoteTimeLayout = "2006-01-02T15:04:05.000000000Z"
+// SortableTimeLayout is the fixed-width UTC layout of a time in a sort key
+// (a note's creation, an audit row in the matter index), so byte order is
+// time order (RFC 3339 with trimmed trailing zeros is not).
+const SortableTimeLayout = "2006-01-02T15:04:05.000000000Z"
 
 // Sort-key prefixes, one per kind of row (see the package doc).
 const (
@@ -76,7 +76,7 @@ func DeadlineKey(tenant, matter, due, id string) store.Key {
 
 // NoteKey is the key of a note row; created is its creation time.
 func NoteKey(tenant, matter string, created time.Time, id string) store.Key {
-	return store.Key{PK: MatterPK(tenant, matter), SK: skNote + created.UTC().Format(NoteTimeLayout) + "#" + id}
+	return store.Key{PK: MatterPK(tenant, matter), SK: skNote + created.UTC().Format(SortableTimeLayout) + "#" + id}
 }
 
 func versionPrefix(doc string) string      { return skVersion + doc + "#" }

@@ -42,10 +42,10 @@
 //     by scope, refused by the funnel or the credential class — is "resource
 //     not found" with data.uri: -32002 in the 2025 era, -32602 in 2026-07-28
 //     (NotFound, the one place that decides). Other tool refusals map to
-//     protocol errors in readError: RATE_LIMITED is -32000 with
-//     data.retry_after_s, UNAVAILABLE -32603 with a plain sentence, anything
-//     else -32603 with the refusal's own sentence (they never carry
-//     internals, CONTRACTS.md §3) or "Internal error.".
+//     protocol errors in readError: UNAVAILABLE -32603 with a plain
+//     sentence, anything else -32603 with the refusal's own sentence (they
+//     never carry internals, CONTRACTS.md §3) or "Internal error.". A rate
+//     limit never reaches a read: the transport answers 429 before it runs.
 //   - resources/subscribe reads the resource first and refuses exactly what
 //     resources/read refuses (one rule, no second copy to drift); the
 //     subscription rows are then written in the request's one commit. Both
@@ -493,9 +493,6 @@ func (r *Registry) readError(ctx context.Context, req *mcp.Request, uri string, 
 			// tool refuses, a matter the funnel refuses and material the
 			// credential class may not see all mean "no such resource here".
 			return NotFound(req.Revision, uri)
-		case tools.ClassRateLimited:
-			return &mcp.Error{Code: mcp.CodeRateLimited, Message: refusal.Message,
-				Data: map[string]any{"retry_after_s": refusal.RetryAfterS, "limit": refusal.Limit}}
 		case tools.ClassUnavailable:
 			return &mcp.Error{Code: mcp.CodeInternalError, Message: "The matter record could not be read just now; retry shortly."}
 		case tools.ClassInternal:

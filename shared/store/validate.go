@@ -150,6 +150,25 @@ func ValidateUpdate(u Update) error {
 	return nil
 }
 
+// ValidateBatchGet checks a batch read: at most MaxBatchGetKeys keys, each
+// valid, none twice (DynamoDB's BatchGetItem refuses duplicates).
+func ValidateBatchGet(keys []Key) error {
+	if len(keys) > MaxBatchGetKeys {
+		return fmt.Errorf("batch get of %d keys, over %d: %w", len(keys), MaxBatchGetKeys, ErrInvalid)
+	}
+	seen := make(map[Key]bool, len(keys))
+	for _, k := range keys {
+		if err := ValidateKey(k); err != nil {
+			return err
+		}
+		if seen[k] {
+			return fmt.Errorf("batch get names key %s twice: %w", k, ErrInvalid)
+		}
+		seen[k] = true
+	}
+	return nil
+}
+
 // ValidateQuery checks a query's shape and returns its effective limit
 // (MaxQueryLimit for 0): a known index, a partition key and sort-key bounds
 // that are valid UTF-8 without NUL (the partition within MaxPKBytes), a

@@ -28,7 +28,7 @@ import (
 
 // SessionKey is the session-side row of a subscription.
 func SessionKey(sessionID, uri string) store.Key {
-	return store.Key{PK: "SESS#" + sessionID, SK: "SUB#" + uri}
+	return store.Key{PK: mcp.SessionPK(sessionID), SK: "SUB#" + uri}
 }
 
 // FanOutPK is the partition of a tenant's subscribers to uri.

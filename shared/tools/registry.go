@@ -372,15 +372,10 @@ func (r *Registry) lane(params json.RawMessage) ratelimit.Lane {
 // list serves tools/list: the tools the credential's scopes allow, paged
 // with sealed cursors (CONTRACTS.md §2).
 func (r *Registry) list(_ context.Context, req *mcp.Request) (any, error) {
-	var p mcp.PaginatedParams
-	if err := mcp.DecodeParams(req.Params, &p); err != nil {
-		return nil, err
-	}
 	names := r.visible(req.Credential)
-	scope := mcp.CursorScope{Method: "tools/list", CredentialID: req.Credential.ID, Keys: names, Era: req.CursorEra()}
-	start, end, next, err := r.opts.Cursors.PageOf(p.Cursor, scope, r.opts.PageSize, req.Started)
+	start, end, next, err := r.opts.Cursors.PageRequest(req, names, r.opts.PageSize)
 	if err != nil {
-		return nil, mcp.InvalidParams("Invalid params: the cursor is not one this server issued for this list, or it has expired.")
+		return nil, err
 	}
 	res := mcp.ListToolsResult{Tools: make([]mcp.Tool, 0, end-start), NextCursor: next}
 	for _, n := range names[start:end] {

@@ -125,9 +125,7 @@ func (c Config) Client(ctx context.Context) (*dynamodb.Client, error) {
 // Store is an open engine.
 type Store struct {
 	store.Store
-	// Client is the DynamoDB client (nil with the file engine).
-	Client *dynamodb.Client
-	close  func() error
+	close func() error
 }
 
 // Close releases the engine (the file engine's lock).
@@ -160,7 +158,7 @@ func (c Config) Open(ctx context.Context, dir datadir.Dir) (*Store, error) {
 	if err := CheckTable(ctx, client, c.Table); err != nil {
 		return nil, err
 	}
-	return &Store{Store: dynamostore.New(client, c.Table, dynamostore.Options{}), Client: client}, nil
+	return &Store{Store: dynamostore.New(client, c.Table, dynamostore.Options{})}, nil
 }
 
 // CheckTable describes the table: nil when it exists, ErrNoTable (naming

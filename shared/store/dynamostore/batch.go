@@ -30,7 +30,7 @@ const (
 // (DynamoDB refuses duplicates); unprocessed keys left after the last retry
 // are ErrUnavailable.
 func (s *Store) BatchGet(ctx context.Context, keys []store.Key) ([]*store.Item, error) {
-	if err := validateBatch(keys); err != nil {
+	if err := store.ValidateBatchGet(keys); err != nil {
 		return nil, fmt.Errorf("dynamostore: batch get: %w", err)
 	}
 	out := make([]*store.Item, len(keys))
@@ -79,21 +79,4 @@ func (s *Store) BatchGet(ctx context.Context, keys []store.Key) ([]*store.Item, 
 		out[i] = found[k]
 	}
 	return out, nil
-}
-
-func validateBatch(keys []store.Key) error {
-	if len(keys) > store.MaxBatchGetKeys {
-		return fmt.Errorf("%d keys, over %d: %w", len(keys), store.MaxBatchGetKeys, store.ErrInvalid)
-	}
-	seen := make(map[store.Key]bool, len(keys))
-	for _, k := range keys {
-		if err := store.ValidateKey(k); err != nil {
-			return err
-		}
-		if seen[k] {
-			return fmt.Errorf("key %s requested twice: %w", k, store.ErrInvalid)
-		}
-		seen[k] = true
-	}
-	return nil
 }

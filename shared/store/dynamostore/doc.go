@@ -26,7 +26,7 @@
 //	NotExists         attribute_not_exists(PK) OR expires_at <= :now
 //	Exists            attribute_exists(PK) AND live
 //	VersionEquals(v)  version = :v AND live
-//	AttrEquals(a, x)  a = :x AND live
+//	AttrEquals(a, x)  a IN (:x) AND live   (DynamoDB's a = :x; see expr.go)
 //	live              attribute_not_exists(expires_at) OR expires_at > :now
 //
 // (a comparison with a missing attribute is false, so "expires_at <= :now"

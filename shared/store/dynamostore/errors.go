@@ -93,9 +93,11 @@ func failure(conds []store.Condition, old av, now int64) error {
 		return err
 	}
 	// The conditions hold against what came back, yet the write was refused:
-	// no old item came back although a live one was there (minidyn omits it
-	// on PutItem and DeleteItem). Only NotExists fails on a live item for
-	// sure; whether the others did is unknown, so ErrConflict.
+	// no old item came back although a live one was there. DynamoDB returns
+	// ALL_OLD on every conditional failure, so only an emulator gets here
+	// (minidyn omits it on PutItem and DeleteItem; dynamotest repairs that).
+	// Only NotExists fails on a live item for sure; whether the others did is
+	// unknown, so ErrConflict.
 	if len(old) == 0 && allNotExists(conds) {
 		return store.ErrExists
 	}

@@ -98,7 +98,7 @@ func decodeItem(m av) (store.Item, error) {
 			it.Attrs[name] = x
 		}
 		if err != nil {
-			return store.Item{}, fmt.Errorf("dynamostore: decode item: %w", err)
+			return store.Item{}, fmt.Errorf("dynamostore: decode item: %w: %w", store.ErrUnavailable, err)
 		}
 	}
 	return it, nil

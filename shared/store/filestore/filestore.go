@@ -34,12 +34,10 @@
 //
 // # Limits beyond the port
 //
-// Besides the port's rules (store.ValidateItem and friends), the engine
-// refuses with store.ErrInvalid what DynamoDB refuses and the port does not
-// yet state: a PK or GSI1PK over 2048 bytes, an SK or GSI1SK over 1024
-// bytes; an Update that names one attribute in two of Set, Add and Remove
-// (DynamoDB: "two document paths overlap"); and an Add to an attribute that
-// holds something other than an int64 (DynamoDB: operand type mismatch).
+// Besides the port's rules (store.ValidateItem and friends, key lengths
+// included), the engine refuses with store.ErrInvalid one thing DynamoDB
+// refuses that only the live item shows: an Add to an attribute that holds
+// something other than an int64 (DynamoDB: operand type mismatch).
 //
 // # Errors
 //
@@ -163,7 +161,7 @@ func (s *Store) Commits() uint64 { return s.commits.Load() }
 
 // Get returns the live item at key, store.ErrNotFound when there is none.
 func (s *Store) Get(ctx context.Context, key store.Key) (store.Item, error) {
-	if err := validateKey(key); err != nil {
+	if err := store.ValidateKey(key); err != nil {
 		return store.Item{}, fmt.Errorf("filestore: get: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -213,18 +211,8 @@ func getLive(items *bolt.Bucket, key store.Key, ik []byte, now int64) (store.Ite
 // exists. Duplicate keys, too many keys or an invalid key: store.ErrInvalid
 // (DynamoDB's BatchGetItem refuses duplicates too).
 func (s *Store) BatchGet(ctx context.Context, keys []store.Key) ([]*store.Item, error) {
-	if len(keys) > store.MaxBatchGetKeys {
-		return nil, fmt.Errorf("filestore: batch get of %d keys, over %d: %w", len(keys), store.MaxBatchGetKeys, store.ErrInvalid)
-	}
-	seen := make(map[store.Key]struct{}, len(keys))
-	for _, k := range keys {
-		if err := validateKey(k); err != nil {
-			return nil, fmt.Errorf("filestore: batch get: %w", err)
-		}
-		if _, dup := seen[k]; dup {
-			return nil, fmt.Errorf("filestore: batch get: key %s twice: %w", k, store.ErrInvalid)
-		}
-		seen[k] = struct{}{}
+	if err := store.ValidateBatchGet(keys); err != nil {
+		return nil, fmt.Errorf("filestore: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError("batch get", err)

@@ -253,38 +253,6 @@ func TestPurgeExpired(t *testing.T) {
 	}
 }
 
-func TestKeyLengthsBeyondDynamoDBAreInvalid(t *testing.T) {
-	ctx := t.Context()
-	s := open(t, filepath.Join(t.TempDir(), "custody.db"), nil)
-	long := func(n int) string { return strings.Repeat("k", n) }
-	ok := []store.Item{
-		{PK: long(2048), SK: long(1024)},
-		{PK: "p", SK: "a", GSI1PK: long(2048), GSI1SK: long(1024)},
-	}
-	for _, it := range ok {
-		if err := s.Put(ctx, it); err != nil {
-			t.Errorf("Put(keys of %d/%d/%d/%d bytes) = %v, want nil", len(it.PK), len(it.SK), len(it.GSI1PK), len(it.GSI1SK), err)
-		}
-	}
-	bad := []store.Item{
-		{PK: long(2049), SK: "a"},
-		{PK: "p", SK: long(1025)},
-		{PK: "p", SK: "a", GSI1PK: long(2049), GSI1SK: "s"},
-		{PK: "p", SK: "a", GSI1PK: "g", GSI1SK: long(1025)},
-	}
-	for _, it := range bad {
-		if err := s.Put(ctx, it); !errors.Is(err, store.ErrInvalid) {
-			t.Errorf("Put(keys of %d/%d/%d/%d bytes) = %v, want ErrInvalid", len(it.PK), len(it.SK), len(it.GSI1PK), len(it.GSI1SK), err)
-		}
-	}
-	_, err := s.Update(ctx, store.Key{PK: "p", SK: "a"}, store.Update{GSI1PK: ptr("g"), GSI1SK: ptr(long(1025))})
-	if !errors.Is(err, store.ErrInvalid) {
-		t.Errorf("Update(GSI1SK of 1025 bytes) = %v, want ErrInvalid", err)
-	}
-}
-
-func ptr[T any](v T) *T { return &v }
-
 // crashEnv names the variable that turns TestCrashHelper into the child
 // process of TestAcknowledgedWritesSurviveKill; its value is the store path.
 const crashEnv = "CUSTODY_FILESTORE_CRASH_PATH"

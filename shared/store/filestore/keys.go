@@ -16,16 +16,6 @@ var (
 	bucketGSI1  = []byte("gsi1")
 )
 
-// Key length limits: DynamoDB's (a partition key value up to 2048 bytes, a
-// sort key value up to 1024 bytes, for the table and for an index). The port
-// does not state them yet; this engine enforces them so that it refuses what
-// DynamoDB refuses, and so that a joined index key (at most 6147 bytes) stays
-// under bbolt's 32 KiB key limit.
-const (
-	maxPartitionKeyBytes = 2048
-	maxSortKeyBytes      = 1024
-)
-
 // sep joins key parts. Keys hold no NUL (store.ValidateKey), and NUL sorts
 // below every other byte, so "a" 0x00 … sorts before "ab" 0x00 …: the joined
 // keys sort exactly as the parts do, part by part.
@@ -69,21 +59,6 @@ func tableKeyOf(xk []byte) ([]byte, error) {
 		}
 	}
 	return nil, fmt.Errorf("index key %q: %w", xk, errCorrupt)
-}
-
-// checkKeyLengths refuses keys DynamoDB would refuse (see maxPartitionKeyBytes).
-func checkKeyLengths(pk, sk, gsi1pk, gsi1sk string) error {
-	switch {
-	case len(pk) > maxPartitionKeyBytes:
-		return fmt.Errorf("PK of %d bytes, over %d: %w", len(pk), maxPartitionKeyBytes, store.ErrInvalid)
-	case len(sk) > maxSortKeyBytes:
-		return fmt.Errorf("SK of %d bytes, over %d: %w", len(sk), maxSortKeyBytes, store.ErrInvalid)
-	case len(gsi1pk) > maxPartitionKeyBytes:
-		return fmt.Errorf("GSI1PK of %d bytes, over %d: %w", len(gsi1pk), maxPartitionKeyBytes, store.ErrInvalid)
-	case len(gsi1sk) > maxSortKeyBytes:
-		return fmt.Errorf("GSI1SK of %d bytes, over %d: %w", len(gsi1sk), maxSortKeyBytes, store.ErrInvalid)
-	}
-	return nil
 }
 
 // scan is a validated query as a half-open key range [lo, hi) of one bucket,

@@ -238,7 +238,7 @@ func needsFull(conds []store.Condition) bool {
 // The encoding happens on the caller's goroutine, outside the writer.
 func (s *Store) Put(ctx context.Context, item store.Item, conds ...store.Condition) error {
 	op := "put " + item.Key().String()
-	if err := validateItem(item); err != nil {
+	if err := store.ValidateItem(item); err != nil {
 		return fmt.Errorf("filestore: %s: %w", op, err)
 	}
 	if err := store.ValidateConditions(conds); err != nil {
@@ -294,7 +294,7 @@ func (s *Store) Update(ctx context.Context, key store.Key, u store.Update, conds
 // absent item without conditions succeeds (store.Store.Delete).
 func (s *Store) Delete(ctx context.Context, key store.Key, conds ...store.Condition) error {
 	op := "delete " + key.String()
-	if err := validateKey(key); err != nil {
+	if err := store.ValidateKey(key); err != nil {
 		return fmt.Errorf("filestore: %s: %w", op, err)
 	}
 	if err := store.ValidateConditions(conds); err != nil {
@@ -326,20 +326,8 @@ func (s *Store) Transact(ctx context.Context, ops []store.Op) error {
 	}
 	vals := make([][]byte, len(ops)) // encodings of the Puts, made outside the writer
 	for i, o := range ops {
-		switch o.Kind {
-		case store.OpPut:
-			if err := checkKeyLengths(o.Item.PK, o.Item.SK, o.Item.GSI1PK, o.Item.GSI1SK); err != nil {
-				return fmt.Errorf("filestore: %s: operation %d: %w", op, i, err)
-			}
+		if o.Kind == store.OpPut {
 			vals[i] = encodeItem(o.Item)
-		case store.OpUpdate:
-			if err := validateUpdate(o.Key, o.Update, nil); err != nil {
-				return fmt.Errorf("filestore: %s: operation %d: %w", op, i, err)
-			}
-		default:
-			if err := checkKeyLengths(o.Key.PK, o.Key.SK, "", ""); err != nil {
-				return fmt.Errorf("filestore: %s: operation %d: %w", op, i, err)
-			}
 		}
 	}
 	return s.write(ctx, op, func(w *writeTx) error {
@@ -378,46 +366,17 @@ func (s *Store) Transact(ctx context.Context, ops []store.Op) error {
 	})
 }
 
-// validateKey is store.ValidateKey plus this engine's key length limits.
-func validateKey(k store.Key) error {
-	if err := store.ValidateKey(k); err != nil {
-		return err
-	}
-	return checkKeyLengths(k.PK, k.SK, "", "")
-}
-
-// validateItem is store.ValidateItem plus this engine's key length limits.
-func validateItem(it store.Item) error {
-	if err := store.ValidateItem(it); err != nil {
-		return err
-	}
-	return checkKeyLengths(it.PK, it.SK, it.GSI1PK, it.GSI1SK)
-}
-
 // validateUpdate checks an Update before it is queued: the port's rules
-// (store.ValidateKey, ValidateUpdate, ValidateConditions) and DynamoDB's rule
-// that one update expression names an attribute once (an attribute in two of
-// Set, Add and Remove, or twice in Remove, is ErrInvalid).
+// (store.ValidateKey, ValidateUpdate — an attribute named once —,
+// ValidateConditions).
 func validateUpdate(key store.Key, u store.Update, conds []store.Condition) error {
-	if err := validateKey(key); err != nil {
+	if err := store.ValidateKey(key); err != nil {
 		return err
 	}
 	if err := store.ValidateUpdate(u); err != nil {
 		return err
 	}
-	if err := store.ValidateConditions(conds); err != nil {
-		return err
-	}
-	removed := make(map[string]bool, len(u.Remove))
-	for _, name := range u.Remove {
-		_, set := u.Set[name]
-		_, add := u.Add[name]
-		if set || add || removed[name] {
-			return fmt.Errorf("attribute %q named twice in one update: %w", name, store.ErrInvalid)
-		}
-		removed[name] = true
-	}
-	return nil
+	return store.ValidateConditions(conds)
 }
 
 // applyUpdate is store.ApplyUpdate with the checks only the live item
@@ -435,7 +394,7 @@ func applyUpdate(key store.Key, live *store.Item, u store.Update) (store.Item, e
 		}
 	}
 	next := store.ApplyUpdate(key, live, u)
-	if err := validateItem(next); err != nil {
+	if err := store.ValidateItem(next); err != nil {
 		return store.Item{}, err
 	}
 	return next, nil

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -157,6 +158,28 @@ func (s suite) invalidTests() []test {
 		if got := sks(e.page(q).Items); len(got) != 4 || got[0] != "a2" {
 			t.Fatalf("Query(same query, limit 10, token) = %v, want [a2 a3 b1 b2]", got)
 		}
+	}})
+	tests = append(tests, test{"keys at the length limits are stored; a byte more is ErrInvalid", func(t *testing.T) {
+		e := s.env(t)
+		long := func(n int) string { return strings.Repeat("k", n) }
+		for _, it := range []store.Item{
+			{PK: long(store.MaxPKBytes), SK: long(store.MaxSKBytes), Version: 1},
+			{PK: "p", SK: "a", GSI1PK: long(store.MaxPKBytes), GSI1SK: long(store.MaxSKBytes), Version: 1},
+		} {
+			if err := e.s.Put(t.Context(), it); err != nil {
+				t.Errorf("Put(keys of %d/%d/%d/%d bytes) = %v, want nil", len(it.PK), len(it.SK), len(it.GSI1PK), len(it.GSI1SK), err)
+			}
+		}
+		for _, it := range []store.Item{
+			{PK: long(store.MaxPKBytes + 1), SK: "a"},
+			{PK: "p", SK: long(store.MaxSKBytes + 1)},
+			{PK: "p", SK: "b", GSI1PK: long(store.MaxPKBytes + 1), GSI1SK: "s"},
+			{PK: "p", SK: "b", GSI1PK: "g", GSI1SK: long(store.MaxSKBytes + 1)},
+		} {
+			wantErr(t, fmt.Sprintf("Put(keys of %d/%d/%d/%d bytes)", len(it.PK), len(it.SK), len(it.GSI1PK), len(it.GSI1SK)), e.s.Put(t.Context(), it), store.ErrInvalid)
+		}
+		_, err := e.s.Update(t.Context(), key("p", "a"), store.Update{GSI1PK: ptr("g"), GSI1SK: ptr(long(store.MaxSKBytes + 1))})
+		wantErr(t, "Update(GSI1SK one byte over)", err, store.ErrInvalid)
 	}})
 	return tests
 }
