@@ -39,8 +39,8 @@ fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; \
 	  echo "fuzz $$fn ($$pkg, $(FUZZTIME))"; \
-	  $(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) 2>&1 | grep -E '^(fuzz: elapsed: [0-9]+s, execs|ok|FAIL|---|\s)' | tail -3; \
-	  test $${PIPESTATUS[0]} -eq 0; \
+	  out=$$($(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) 2>&1) || { echo "$$out"; exit 1; }; \
+	  echo "$$out" | grep -E '^(fuzz: elapsed: [0-9]+s, execs|ok)' | tail -2; \
 	done
 
 # The official MCP conformance suite (0.1.16; 0.2.0-alpha.12 with

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/custodymcp/custody/shared/auth/oauth"
+	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/store/dynamostore"
 )
 
@@ -264,8 +265,8 @@ func loadOAuth(getenv func(string) string, base string, emulated bool, bad func(
 			bad(v.name, "is not a claim name (no white space)")
 		}
 	}
-	if oc.Tenant != "" && strings.ContainsAny(oc.Tenant, "# \t\r\n") {
-		bad("OAUTH_TENANT", "is not a tenant id (no '#', no white space)")
+	if oc.Tenant != "" && !records.ValidID(oc.Tenant) {
+		bad("OAUTH_TENANT", "is not a tenant id (1-128 bytes; no '#', white space or control characters)")
 	}
 	return oc
 }

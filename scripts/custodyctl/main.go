@@ -383,15 +383,24 @@ type remote struct {
 	http        *http.Client
 }
 
+// alive reports whether a Custody dev server answers at the recorded
+// address. It asks without the admin token and wants the admin endpoint's
+// own challenge back, so a stale address now held by another process is
+// never sent the token (and custodyctl opens the store instead).
 func (r *remote) alive(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	resp, err := r.do(ctx, http.MethodGet, "/admin/keys?tenant=", "application/json", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.base+"/admin/keys", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := r.http.Do(req)
 	if err != nil {
 		return false
 	}
 	resp.Body.Close()
-	return true
+	return resp.StatusCode == http.StatusUnauthorized &&
+		resp.Header.Get("WWW-Authenticate") == `Bearer realm="custody-admin"`
 }
 
 func (r *remote) do(ctx context.Context, method, path, ctype string, body []byte) (*http.Response, error) {

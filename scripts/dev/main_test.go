@@ -95,14 +95,14 @@ func TestTheFileEngineIsOneProcess(t *testing.T) {
 }
 
 func TestAnInvalidEnvironmentStopsTheStart(t *testing.T) {
-	for _, env := range []map[string]string{
-		{"STORE_ENGINE": "sqlite"},
-		{"STORE_ENGINE": "dynamodb"},
-		{"STORE_ENGINE": "dynamodb", "DYNAMODB_TABLE": "custody", "DYNAMODB_ENDPOINT": "not a url"},
+	for names, env := range map[string]map[string]string{
+		"STORE_ENGINE":      {"STORE_ENGINE": "sqlite"},
+		"DYNAMODB_TABLE":    {"STORE_ENGINE": "dynamodb"},
+		"DYNAMODB_ENDPOINT": {"STORE_ENGINE": "dynamodb", "DYNAMODB_TABLE": "custody", "DYNAMODB_ENDPOINT": "not a url"},
 	} {
 		err := run(context.Background(), []string{"-data", t.TempDir()}, func(k string) string { return env[k] }, io.Discard, io.Discard)
-		if err == nil {
-			t.Errorf("run with %v started", env)
+		if err == nil || !strings.Contains(err.Error(), names) {
+			t.Errorf("run with %v = %v, want an error naming %s", env, err, names)
 		}
 	}
 }

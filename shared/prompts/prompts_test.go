@@ -22,14 +22,16 @@ func TestAddRefusesIncompleteOrDuplicatePrompts(t *testing.T) {
 	if err := r.Add(ok); err != nil {
 		t.Fatal(err)
 	}
+	// Every case but the duplicate has its own name, so a check that stops
+	// refusing shows as its own failure, not as a later "duplicate".
 	for name, p := range map[string]Prompt{
 		"a duplicate name":      ok,
-		"no description":        {Name: "q", Scope: auth.ScopeRead, Render: render},
-		"no scope":              {Name: "q", Description: "d", Render: render},
-		"no render":             {Name: "q", Description: "d", Scope: auth.ScopeRead},
-		"a name with a space":   {Name: "q q", Description: "d", Scope: auth.ScopeRead, Render: render},
-		"a repeated argument":   {Name: "q", Description: "d", Scope: auth.ScopeRead, Render: render, Arguments: []Argument{{Name: "a"}, {Name: "a"}}},
-		"an unnamed argument":   {Name: "q", Description: "d", Scope: auth.ScopeRead, Render: render, Arguments: []Argument{{}}},
+		"no description":        {Name: "q1", Scope: auth.ScopeRead, Render: render},
+		"no scope":              {Name: "q2", Description: "d", Render: render},
+		"no render":             {Name: "q3", Description: "d", Scope: auth.ScopeRead},
+		"a name with a space":   {Name: "q 4", Description: "d", Scope: auth.ScopeRead, Render: render},
+		"a repeated argument":   {Name: "q5", Description: "d", Scope: auth.ScopeRead, Render: render, Arguments: []Argument{{Name: "a"}, {Name: "a"}}},
+		"an unnamed argument":   {Name: "q6", Description: "d", Scope: auth.ScopeRead, Render: render, Arguments: []Argument{{}}},
 		"a name over 128 bytes": {Name: strings.Repeat("n", 129), Description: "d", Scope: auth.ScopeRead, Render: render},
 	} {
 		if err := r.Add(p); err == nil {

@@ -3,6 +3,7 @@ package readtools
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -105,7 +106,7 @@ func factItem(c *tools.Call, f records.Fact, docVisible func(string) bool) FactI
 			Quote: a.Quote, DocumentID: a.DocumentID, Version: a.Version,
 			PageStart: a.PageStart, PageEnd: a.PageEnd, SourceClass: string(a.SourceClass), Party: a.Party,
 		})
-		if id := urn(c, "document", a.DocumentID); !containsString(ids, id) {
+		if id := urn(c, "document", a.DocumentID); !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}
 	}
@@ -122,15 +123,6 @@ func factItem(c *tools.Call, f records.Fact, docVisible func(string) bool) FactI
 	}
 	it.Item = attest.Item{ProvenanceIDs: ids, VerificationStatus: status}
 	return it
-}
-
-func containsString(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // documentVisibility returns which documents of the matter the caller may
@@ -256,7 +248,7 @@ func (rt *readTools) getFactProvenance(ctx context.Context, c *tools.Call, in Ge
 func (rt *readTools) sources(ctx context.Context, c *tools.Call, b *attest.Builder, f records.Fact) ([]SourceItem, error) {
 	var ids []string
 	for _, a := range f.Assertions {
-		if !containsString(ids, a.DocumentID) {
+		if !slices.Contains(ids, a.DocumentID) {
 			ids = append(ids, a.DocumentID)
 		}
 	}

@@ -31,6 +31,7 @@ package readtools
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/custodymcp/custody/shared/attest"
@@ -50,7 +51,7 @@ type Options struct {
 	ChunksPerPage int
 }
 
-// tools holds the read tools' dependencies.
+// readTools holds the read tools' dependencies.
 type readTools struct {
 	repo          *records.Repo
 	searchWindow  int
@@ -74,7 +75,7 @@ func Register(reg *tools.Registry, opts Options) error {
 		tools.Register(reg, spec("list_documents", "List documents", auth.ScopeDocsRead,
 			"Lists the documents of a matter (title, kind, privilege, version, pages, checksum), with attestation. Paged with offset and limit."), rt.listDocuments),
 		tools.Register(reg, spec("get_document", "Get a document", auth.ScopeDocsRead,
-			"Returns one document of a matter with its versions and one page of its page-numbered text chunks (12 per page; continue with offset). Text is quoted verbatim as evidence."), rt.getDocument),
+			fmt.Sprintf("Returns one document of a matter with its versions and one page of its page-numbered text chunks (%d per page; continue with offset). Text is quoted verbatim as evidence.", rt.chunksPerPage)), rt.getDocument),
 		tools.Register(reg, withLane(spec("search_documents", "Search documents", auth.ScopeDocsRead,
 			"Lexical search over the current text of every document this credential can reach (or one matter with case_id). Returns ranked verbatim passages with document, version and pages. Expensive: separately rate-limited."), ratelimit.LaneExpensive), rt.searchDocuments),
 		tools.Register(reg, spec("search_in_document", "Search in a document", auth.ScopeDocsRead,

@@ -3,6 +3,7 @@ package readtools
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -132,7 +133,7 @@ func (rt *readTools) searchDocuments(ctx context.Context, c *tools.Call, in Sear
 	ranked := rank(cands, terms)
 	if len(ranked) > rt.searchWindow {
 		ranked = ranked[:rt.searchWindow]
-		b.Note("Only the 200 best-ranked passages are kept; refine the query to see others.")
+		b.Note(fmt.Sprintf("Only the %d best-ranked passages are kept; refine the query to see others.", rt.searchWindow))
 	}
 	page, block := tools.Paginate(ranked, in.Paging, tools.MaxLimit, true)
 	results := make([]SearchHit, len(page))

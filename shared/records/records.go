@@ -26,14 +26,15 @@ const DateLayout = "2006-01-02"
 
 // ValidID reports whether s can be an id of a tenant, principal, matter,
 // document, fact, deadline or note: 1 to MaxIDLen bytes of valid UTF-8
-// without '#' (the key separator) or control characters (NUL included).
-// An id it refuses names nothing, so readers answer "not found".
+// without '#' (the key separator), white space (a key's matter allow-list is
+// stored space-separated) or control characters (NUL included). An id it
+// refuses names nothing, so readers answer "not found".
 func ValidID(s string) bool {
 	if s == "" || len(s) > MaxIDLen || !utf8.ValidString(s) {
 		return false
 	}
 	for _, r := range s {
-		if r == '#' || unicode.IsControl(r) {
+		if r == '#' || unicode.IsSpace(r) || unicode.IsControl(r) {
 			return false
 		}
 	}

@@ -18,9 +18,6 @@ type Repo struct {
 // NewRepo returns a Repo over s.
 func NewRepo(s store.Store) *Repo { return &Repo{store: s} }
 
-// Store returns the store the Repo reads.
-func (r *Repo) Store() store.Store { return r.store }
-
 // Tenant returns the tenant row. Absent: store.ErrNotFound (wrapped).
 func (r *Repo) Tenant(ctx context.Context, tenant string) (Tenant, error) {
 	var t Tenant

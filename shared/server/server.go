@@ -200,7 +200,7 @@ func New(cfg Config) (*Server, error) {
 			Completions: &struct{}{},
 		},
 		Instructions:    cfg.Instructions,
-		InstructionsFor: tenantInstructions(records.NewRepo(cfg.Store), cfg.Instructions),
+		InstructionsFor: tenantInstructions(repo, cfg.Instructions),
 		States:          states,
 		AllowedOrigins:  cfg.AllowedOrigins,
 		AllowedHosts:    cfg.AllowedHosts,

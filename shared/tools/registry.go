@@ -1,8 +1,9 @@
 // Package tools is Custody's tool registry and the governed call pipeline.
 //
 // A tool is one Go input type, one Go output type and a handler. The input
-// type is the single schema source: inferred once at registration, it is
-// both what tools/list advertises and what arguments are validated against.
+// type is the single schema source: inferred once, on first use (Check
+// builds every tool's at once), it is both what tools/list advertises and
+// what arguments are validated against.
 // The output schema is inferred from the output type and relaxed so a
 // refusal ({"error": {...}}) validates too.
 //
@@ -273,7 +274,10 @@ func MustRegister[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) {
 // funnel's one answer becomes NOT_FOUND, store faults UNAVAILABLE, anything
 // else INTERNAL (logged here, never shown).
 func (r *Registry) refusalFor(ctx context.Context, name string, err error) *Refusal {
-	var ref *Refusal
+	var (
+		ref  *Refusal
+		perr *mcp.Error
+	)
 	switch {
 	case errors.As(err, &ref):
 		return ref
@@ -281,9 +285,7 @@ func (r *Registry) refusalFor(ctx context.Context, name string, err error) *Refu
 		return cancelled
 	case errors.Is(err, mcp.ErrInputRequired):
 		return inputRequired
-	case errors.As(err, new(*mcp.Error)):
-		var perr *mcp.Error
-		errors.As(err, &perr)
+	case errors.As(err, &perr):
 		return &Refusal{Class: classProtocol, protocol: perr}
 	case errors.Is(err, mcp.ErrNoStream), errors.Is(err, mcp.ErrNotDeclared):
 		return Refuse(ClassValidation, msgCannotAsk)

@@ -85,12 +85,12 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/records"
 )
 
 // The ways a token is refused. Verify's errors wrap exactly one of them.
@@ -440,20 +440,9 @@ func CredentialID(iss, sub, client string) (id, keyHash string) {
 	return IDPrefix + base64.RawURLEncoding.EncodeToString(sum[:])[:22], hex.EncodeToString(sum[:])
 }
 
-// validID reports whether a tenant or user id taken from a token is one
-// Custody can key rows by: 1 to 256 bytes of valid UTF-8 without white
-// space, control characters or '#' (the row keys' separator).
-func validID(s string) bool {
-	if s == "" || len(s) > 256 || !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if r <= ' ' || r == 0x7f || r == '#' || (r >= 0x80 && r <= 0x9f) || r == '\u2028' || r == '\u2029' {
-			return false
-		}
-	}
-	return true
-}
+// validID reports whether a tenant or user id taken from a token (or
+// configured) is one Custody can key rows by: the record's own rule.
+func validID(s string) bool { return records.ValidID(s) }
 
 func invalid(format string, args ...any) error {
 	return fmt.Errorf("verify token: %w: %s", ErrInvalidToken, fmt.Sprintf(format, args...))

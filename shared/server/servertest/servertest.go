@@ -53,14 +53,13 @@ func NewClock(start time.Time) *Clock { return &Clock{now: start} }
 
 // Roles of the keys an Env mints.
 const (
-	Attorney      = "attorney"     // demo attorney, every read scope
-	Attorney2     = "attorney2"    // a second key of the same attorney
-	Paralegal     = "paralegal"    // demo paralegal (screened from one matter)
-	ClientSafe    = "client_safe"  // the attorney, client-safe class
-	AllowListed   = "allow_listed" // the attorney, restricted to one matter
-	ReadOnly      = "read_only"    // the attorney, scope read only (no docs:read)
-	OtherFirm     = "other_firm"   // a principal of another tenant
-	DefaultRoleID = "attorney"
+	Attorney    = "attorney"     // demo attorney, every read scope
+	Attorney2   = "attorney2"    // a second key of the same attorney
+	Paralegal   = "paralegal"    // demo paralegal (screened from one matter)
+	ClientSafe  = "client_safe"  // the attorney, client-safe class
+	AllowListed = "allow_listed" // the attorney, restricted to one matter
+	ReadOnly    = "read_only"    // the attorney, scope read only (no docs:read)
+	OtherFirm   = "other_firm"   // a principal of another tenant
 )
 
 // Options adjust an Env.
