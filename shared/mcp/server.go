@@ -218,6 +218,10 @@ type Options struct {
 	// Heartbeat is its SSE comment interval (0: 15 s); Recheck is how often it
 	// re-resolves the credential (0: 30 s).
 	StreamPoll, Heartbeat, Recheck time.Duration
+	// BodyReadTimeout bounds reading one POST body where the transport has
+	// read deadlines (net/http; not Lambda): a body that stops arriving is a
+	// parse error, not a held connection (0: 30 s).
+	BodyReadTimeout time.Duration
 }
 
 // Server is the streamable HTTP endpoint. It is an http.Handler.
@@ -257,6 +261,9 @@ func NewServer(opts Options) *Server {
 	}
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = 15 * time.Second
+	}
+	if opts.BodyReadTimeout == 0 {
+		opts.BodyReadTimeout = 30 * time.Second
 	}
 	if opts.Recheck == 0 {
 		opts.Recheck = 30 * time.Second
@@ -539,7 +546,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 			Message: "Not acceptable: accept application/json and text/event-stream."})
 		return
 	}
-	body, tooLarge := readBody(r, s.opts.MaxBodyBytes)
+	body, tooLarge := readBody(w, r, s.opts.MaxBodyBytes, s.opts.BodyReadTimeout)
 	if tooLarge {
 		writeError(w, http.StatusRequestEntityTooLarge, ID{}, &Error{Code: CodeInvalidRequest,
 			Message: "Request body too large: the limit is " + strconv.FormatInt(s.opts.MaxBodyBytes, 10) + " bytes."})
@@ -642,16 +649,28 @@ func acceptsResponse(vals []string) bool {
 }
 
 // readBody reads at most limit bytes; tooLarge reports a longer body.
-func readBody(r *http.Request, limit int64) (body []byte, tooLarge bool) {
+func readBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.Duration) (body []byte, tooLarge bool) {
 	if r.ContentLength > limit {
 		return nil, true
 	}
+	// A body that stops arriving must not hold the connection: a deadline
+	// for reading it, lifted once it is read (a held SSE answer must not
+	// hit it). After a failed or oversized read it stays, so that
+	// net/http's discard of the unread rest cannot block. Where the
+	// transport has no
+	// deadlines (Lambda, whose body is already in the event), this does
+	// nothing.
+	rc := http.NewResponseController(w)
+	deadline := rc.SetReadDeadline(time.Now().Add(timeout)) == nil
 	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
 		return nil, false // a broken body is then a parse error
 	}
 	if int64(len(body)) > limit {
 		return nil, true
+	}
+	if deadline {
+		_ = rc.SetReadDeadline(time.Time{})
 	}
 	return body, false
 }

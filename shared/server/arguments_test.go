@@ -32,16 +32,17 @@ func TestIntegerArgumentsInEveryJSONSpelling(t *testing.T) {
 		return servertest.Structured(t, res)
 	}
 	for args, want := range map[string]float64{
-		`{"limit":2.0}`:  2,
-		`{"limit":1e1}`:  10,
-		`{"limit":1e23}`: 100, // clamped to the largest page
+		`{"limit":2.0}`:   2,
+		`{"limit":1e1}`:   10,
+		`{"limit":1e23}`:  100, // clamped to the largest page
+		`{"limit":1e400}`: 100, // past float64, still a JSON integer
 	} {
 		page := call("list_matters", args)["page"].(map[string]any)
 		if page["limit"] != want {
 			t.Errorf("list_matters %s: page.limit %v, want %v", args, page["limit"], want)
 		}
 	}
-	for _, offset := range []string{"9223372036854775807", "9223372036854775808", "1e40"} {
+	for _, offset := range []string{"9223372036854775807", "9223372036854775808", "1e40", "1e400"} {
 		out := call("get_document", fmt.Sprintf(`{"case_id":%q,"document_id":"d_hbr_complaint","offset":%s}`, seed.Harbor, offset))
 		if chunks := out["chunks"].([]any); len(chunks) != 0 {
 			t.Errorf("get_document offset %s: %d chunks, want none (past the end)", offset, len(chunks))

@@ -1,12 +1,29 @@
 package tools
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"math"
 	"math/big"
 	"strings"
 )
+
+// decodeDoc decodes arguments for validation, numbers as json.Number: a
+// number stays as written (1e400 overflows a float64 but is valid JSON),
+// and the validator compares json.Number exactly.
+func decodeDoc(raw json.RawMessage) (any, error) {
+	var doc any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("trailing data after the arguments")
+	}
+	return doc, nil
+}
 
 // decodeArgs decodes validated arguments into a tool's input type. The
 // schema has already accepted them, so what can still fail is Go's side: an

@@ -44,10 +44,9 @@ func (r *Registry) Invoke(ctx context.Context, req *mcp.Request, name string, ar
 	if err != nil {
 		return nil, fmt.Errorf("invoke %s: encode arguments: %w", name, err)
 	}
-	// The validator reads the generic form encoding/json produces, as on
-	// tools/call (numbers as float64).
-	var doc any
-	if err := json.Unmarshal(raw, &doc); err != nil {
+	// The validator reads the same generic form as on tools/call.
+	doc, err := decodeDoc(raw)
+	if err != nil {
 		return nil, fmt.Errorf("invoke %s: %w", name, err)
 	}
 	req.Audit.Tool = name

@@ -410,8 +410,8 @@ func (r *Registry) call(ctx context.Context, req *mcp.Request) (any, error) {
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage(`{}`)
 	}
-	var doc any
-	if err := json.Unmarshal(args, &doc); err != nil {
+	doc, err := decodeDoc(args)
+	if err != nil {
 		return nil, mcp.InvalidParams("Invalid params: arguments must be an object.")
 	}
 	if _, isObject := doc.(map[string]any); !isObject {
