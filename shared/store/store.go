@@ -146,6 +146,14 @@ const (
 	// CondAttrEquals holds when a live item has the key and its attribute
 	// Condition.Attr equals Condition.Value (same type and value).
 	CondAttrEquals
+	// CondAttrBelow holds when the live item's attribute Condition.Attr is
+	// absent (or no live item has the key) or is an int64 below
+	// Condition.Value (an int64): the guard of a counter that must stay
+	// under a cap (a rate-limit reservation, a pending-proposal cap). It is
+	// meant for counters; on an attribute of another type it fails (on
+	// DynamoDB by its rule that "<" between types is false — the emulator
+	// raises an error instead, so storetest leaves that case out).
+	CondAttrBelow
 )
 
 // Condition guards a write. Several conditions on one write must all hold.
@@ -171,6 +179,12 @@ func AttrEquals(name string, v any) Condition {
 	return Condition{Kind: CondAttrEquals, Attr: name, Value: v}
 }
 
+// AttrBelow is the condition that the live item's int64 attribute name is
+// absent or below n (DECISIONS.md "Storage": the port's vocabulary).
+func AttrBelow(name string, n int64) Condition {
+	return Condition{Kind: CondAttrBelow, Attr: name, Value: n}
+}
+
 func (c Condition) String() string {
 	switch c.Kind {
 	case CondNotExists:
@@ -181,6 +195,8 @@ func (c Condition) String() string {
 		return fmt.Sprintf("version=%d", c.Version)
 	case CondAttrEquals:
 		return fmt.Sprintf("%s=%v", c.Attr, c.Value)
+	case CondAttrBelow:
+		return fmt.Sprintf("%s<%v", c.Attr, c.Value)
 	}
 	return "invalid-condition"
 }

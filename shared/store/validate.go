@@ -216,6 +216,13 @@ func ValidateConditions(conds []Condition) error {
 			default:
 				return fmt.Errorf("condition on %q compares unsupported type %T: %w", c.Attr, c.Value, ErrInvalid)
 			}
+		case CondAttrBelow:
+			if c.Attr == "" || ReservedAttr[c.Attr] {
+				return fmt.Errorf("condition on attribute %q: name an ordinary attribute: %w", c.Attr, ErrInvalid)
+			}
+			if _, ok := c.Value.(int64); !ok {
+				return fmt.Errorf("below-condition on %q compares unsupported type %T (an int64 bound): %w", c.Attr, c.Value, ErrInvalid)
+			}
 		default:
 			return fmt.Errorf("unknown condition kind %d: %w", c.Kind, ErrInvalid)
 		}
@@ -319,6 +326,16 @@ func Holds(c Condition, live *Item) bool {
 			return false
 		}
 		return attrEqual(live.Attrs[c.Attr], c.Value)
+	case CondAttrBelow:
+		if live == nil {
+			return true
+		}
+		v, present := live.Attrs[c.Attr]
+		if !present {
+			return true
+		}
+		n, ok := v.(int64)
+		return ok && n < c.Value.(int64)
 	}
 	return false
 }

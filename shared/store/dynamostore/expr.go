@@ -101,6 +101,14 @@ func (e *expr) condition(c store.Condition) string {
 		// "a IN (:v)" means "a = :v" in DynamoDB (false when the types
 		// differ); minidyn refuses "=" between different types instead.
 		return fmt.Sprintf("(%s IN (%s) AND %s)", e.name(c.Attr), e.value(attrValue(c.Value)), e.live())
+	case store.CondAttrBelow:
+		// Absent attribute, absent or expired item, or a number below the
+		// bound ("<" is false for another type, as the port says).
+		// attribute_type first: "<" between types is false in DynamoDB and
+		// an error in minidyn, which evaluates AND left to right.
+		a := e.name(c.Attr)
+		return fmt.Sprintf("(attribute_not_exists(%s) OR (attribute_type(%s, %s) AND %s < %s) OR %s)",
+			a, a, e.value(str("N")), a, e.value(attrValue(c.Value)), e.presentAndExpired())
 	}
 	panic(fmt.Sprintf("dynamostore: unvalidated condition kind %d", c.Kind))
 }

@@ -227,7 +227,7 @@ func (w *writeTx) check(err error) {
 // needsFull reports whether conds need the whole live item (AttrEquals).
 func needsFull(conds []store.Condition) bool {
 	for _, c := range conds {
-		if c.Kind == store.CondAttrEquals {
+		if c.Kind == store.CondAttrEquals || c.Kind == store.CondAttrBelow {
 			return true
 		}
 	}

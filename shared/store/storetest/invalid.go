@@ -58,6 +58,8 @@ func invalidWrites() []invalidWrite {
 	putCase("with NUL in GSI1SK", indexed(item("p", "a"), "g", "s\x00"))
 	putCase("with a negative ExpiresAt", expiring(item("p", "a"), -1))
 	putCase("with an unknown condition kind", item("p", "a"), store.Condition{Kind: 99})
+	putCase("with AttrBelow on a reserved attribute", item("p", "a"), store.AttrBelow("version", 3))
+	putCase("with AttrBelow of a string bound", item("p", "a"), store.Condition{Kind: store.CondAttrBelow, Attr: "n", Value: "3"})
 	putCase("with a zero condition", item("p", "a"), store.Condition{})
 	putCase("with AttrEquals on []byte", item("p", "a"), store.AttrEquals("x", []byte("y")))
 	putCase("with AttrEquals on int", item("p", "a"), store.AttrEquals("x", 1))
