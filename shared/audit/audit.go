@@ -27,6 +27,9 @@ import (
 const (
 	OutcomeOK       = "ok"
 	OutcomeAccepted = "accepted" // a notification or client response
+	// OutcomeReplay is a governed write answered with its original
+	// receipt: the same call was carried out before.
+	OutcomeReplay = "ok:replay"
 )
 
 // Record is one audited request.

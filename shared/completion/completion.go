@@ -124,7 +124,7 @@ type handler struct{ opts Options }
 // complete serves completion/complete.
 func (h *handler) complete(ctx context.Context, req *mcp.Request) (any, error) {
 	var p mcp.CompleteParams
-	if err := mcp.DecodeParams(req.Params, &p); err != nil {
+	if err := req.Params.Decode(&p); err != nil {
 		return nil, err
 	}
 	if p.Argument.Name == "" {

@@ -37,9 +37,12 @@ const Surface = "mcp"
 
 // Gate is the store-backed mcp.Gate.
 type Gate struct {
-	store  store.Store
-	limits ratelimit.Limits
-	oauth  *oauth.Verifier
+	store       store.Store
+	limits      ratelimit.Limits
+	oauth       *oauth.Verifier
+	sessionTTL  time.Duration
+	maxSessions int64
+	slots       *slots
 }
 
 var _ mcp.Gate = (*Gate)(nil)
@@ -53,6 +56,17 @@ type Options struct {
 	// OAuth, when set, accepts the access tokens it verifies beside API
 	// keys; nil accepts API keys only.
 	OAuth *oauth.Verifier
+	// SessionTTL is a session's absolute lifetime (the window of the live
+	// session count); 0 means 24 h.
+	SessionTTL time.Duration
+	// MaxSessions caps a credential's live sessions; 0 means 100
+	// (issue 8, item 4).
+	MaxSessions int
+	// MaxConcurrent caps a credential's calls running at once in a lane, in
+	// this process; nil means 4 in the expensive lane and no cap elsewhere.
+	// A call over the cap is refused like a rate-limited one, retry after
+	// 1 s (issue 8, item 3).
+	MaxConcurrent map[ratelimit.Lane]int
 }
 
 // New returns a gate over st.
@@ -60,18 +74,33 @@ func New(st store.Store, opts Options) *Gate {
 	if opts.Limits == nil {
 		opts.Limits = ratelimit.DefaultLimits()
 	}
-	return &Gate{store: st, limits: opts.Limits, oauth: opts.OAuth}
+	if opts.SessionTTL == 0 {
+		opts.SessionTTL = 24 * time.Hour
+	}
+	if opts.MaxSessions == 0 {
+		opts.MaxSessions = 100
+	}
+	if opts.MaxConcurrent == nil {
+		opts.MaxConcurrent = map[ratelimit.Lane]int{ratelimit.LaneExpensive: 4}
+	}
+	return &Gate{store: st, limits: opts.Limits, oauth: opts.OAuth, sessionTTL: opts.SessionTTL,
+		maxSessions: int64(opts.MaxSessions), slots: newSlots(opts.MaxConcurrent)}
 }
 
 // admitted is what Commit needs from Admit's read.
 type admitted struct {
 	bucket ratelimit.Bucket
+	limit  int
 	now    time.Time
+	// sessions: the credential's session counters, read when the request
+	// starts a session.
+	sessions sessionCount
+	keyHash  string
 }
 
 // Admit authenticates the token and reads the session and rate bucket in the
-// same batch (DECISIONS.md "Identity and binding": fetched together, judged
-// only after the credential is accepted).
+// same batch (docs/decisions.md "Identity and binding": fetched together,
+// judged only after the credential is accepted).
 func (g *Gate) Admit(ctx context.Context, req mcp.AdmitRequest) (*mcp.Admission, error) {
 	switch {
 	case auth.WellFormedKey(req.Token):
@@ -85,26 +114,21 @@ func (g *Gate) Admit(ctx context.Context, req mcp.AdmitRequest) (*mcp.Admission,
 // admitKey reads the key's credential row with the session and bucket.
 func (g *Gate) admitKey(ctx context.Context, req mcp.AdmitRequest) (*mcp.Admission, error) {
 	hash := auth.HashKey(req.Token)
-	bucketKey := ratelimit.Key(hash, Surface, req.Lane)
-	keys := []store.Key{auth.CredentialKey(hash), bucketKey}
-	if req.SessionID != "" {
-		keys = append(keys, mcp.SessionKey(req.SessionID))
-	}
-	rows, err := g.store.BatchGet(ctx, keys)
+	rows, keys, err := g.read(ctx, req, hash, true)
 	if err != nil {
-		return nil, fmt.Errorf("admit: %w", err)
+		return nil, err
 	}
-	if rows[0] == nil {
+	if rows.credential == nil {
 		return &mcp.Admission{}, nil
 	}
-	cred, err := auth.DecodeCredential(*rows[0])
+	cred, err := auth.DecodeCredential(*rows.credential)
 	if err != nil {
 		return nil, fmt.Errorf("admit: %w", err)
 	}
 	if cred.Revoked {
 		return &mcp.Admission{}, nil
 	}
-	return g.admitted(req, cred, bucketKey, rows[1], rows[2:])
+	return g.admitted(req, cred, keys, rows)
 }
 
 // admitToken verifies an OAuth access token, then reads the session and
@@ -119,25 +143,78 @@ func (g *Gate) admitToken(ctx context.Context, req mcp.AdmitRequest) (*mcp.Admis
 	case err != nil:
 		return &mcp.Admission{Denial: mcp.Denial{Error: "invalid_token"}}, nil
 	}
-	bucketKey := ratelimit.Key(cred.KeyHash, Surface, req.Lane)
-	keys := []store.Key{bucketKey}
+	rows, keys, err := g.read(ctx, req, cred.KeyHash, false)
+	if err != nil {
+		return nil, err
+	}
+	return g.admitted(req, cred, keys, rows)
+}
+
+// batchRows are the rows of the admission's one batch read.
+type batchRows struct {
+	credential *store.Item
+	bucket     *store.Item
+	session    *store.Item
+	sessions   [2]*store.Item // this window's and the previous one's counters
+}
+
+// admitKeys are the keys the admission read.
+type admitKeys struct {
+	bucket   store.Key
+	sessions [2]store.Key
+	window   int64
+}
+
+// read performs the admission's one batch read: the credential row (for a
+// key), the lane's bucket, the session and, for initialize, the live
+// session counters.
+func (g *Gate) read(ctx context.Context, req mcp.AdmitRequest, hash string, withCredential bool) (batchRows, admitKeys, error) {
+	k := admitKeys{bucket: ratelimit.Key(hash, Surface, req.Lane)}
+	var keys []store.Key
+	var idx struct{ cred, bucket, session, sessions int }
+	idx.cred, idx.session, idx.sessions = -1, -1, -1
+	if withCredential {
+		idx.cred = len(keys)
+		keys = append(keys, auth.CredentialKey(hash))
+	}
+	idx.bucket = len(keys)
+	keys = append(keys, k.bucket)
 	if req.SessionID != "" {
+		idx.session = len(keys)
 		keys = append(keys, mcp.SessionKey(req.SessionID))
 	}
-	rows, err := g.store.BatchGet(ctx, keys)
-	if err != nil {
-		return nil, fmt.Errorf("admit: %w", err)
+	if req.StartsSession {
+		k.window = sessionWindow(req.Now, g.sessionTTL)
+		k.sessions = [2]store.Key{sessionCounterKey(hash, k.window), sessionCounterKey(hash, k.window-int64(g.sessionTTL/time.Second))}
+		idx.sessions = len(keys)
+		keys = append(keys, k.sessions[0], k.sessions[1])
 	}
-	return g.admitted(req, cred, bucketKey, rows[0], rows[1:])
+	items, err := g.store.BatchGet(ctx, keys)
+	if err != nil {
+		return batchRows{}, k, fmt.Errorf("admit: %w", err)
+	}
+	var rows batchRows
+	if idx.cred >= 0 {
+		rows.credential = items[idx.cred]
+	}
+	rows.bucket = items[idx.bucket]
+	if idx.session >= 0 {
+		rows.session = items[idx.session]
+	}
+	if idx.sessions >= 0 {
+		rows.sessions = [2]*store.Item{items[idx.sessions], items[idx.sessions+1]}
+	}
+	return rows, k, nil
 }
 
 // admitted judges what the batch read brought for an accepted credential:
-// the session (sessionRow, when one was asked for) only if it belongs to
-// the credential's principal, and the lane's rate decision.
-func (g *Gate) admitted(req mcp.AdmitRequest, cred *auth.Credential, bucketKey store.Key, bucketRow *store.Item, sessionRow []*store.Item) (*mcp.Admission, error) {
+// the session only if it belongs to the credential's principal, and the
+// lane's rate decision for the request's cost, within the credential's
+// cap of concurrent calls in the lane.
+func (g *Gate) admitted(req mcp.AdmitRequest, cred *auth.Credential, k admitKeys, rows batchRows) (*mcp.Admission, error) {
 	adm := &mcp.Admission{Credential: cred}
-	if len(sessionRow) > 0 && sessionRow[0] != nil {
-		sess, err := mcp.DecodeSession(*sessionRow[0])
+	if rows.session != nil {
+		sess, err := mcp.DecodeSession(*rows.session)
 		if err != nil {
 			return nil, fmt.Errorf("admit: %w", err)
 		}
@@ -146,13 +223,26 @@ func (g *Gate) admitted(req mcp.AdmitRequest, cred *auth.Credential, bucketKey s
 			adm.Session = sess
 		}
 	}
-	bucket := ratelimit.DecodeBucket(bucketKey, bucketRow)
+	bucket := ratelimit.DecodeBucket(k.bucket, rows.bucket)
 	limit, ok := cred.RateLimits[string(req.Lane)]
 	if !ok {
 		limit = g.limits[req.Lane]
 	}
-	adm.Rate = ratelimit.Decide(bucket, limit, req.Now)
-	adm.State = &admitted{bucket: bucket, now: req.Now}
+	cost := max(1, req.Cost)
+	adm.Rate = ratelimit.Decide(bucket, limit, req.Now, cost)
+	if adm.Rate.Allowed {
+		release, ok := g.slots.acquire(cred.ID, req.Lane)
+		if !ok {
+			adm.Rate = ratelimit.Decision{Limit: limit, RetryAfter: time.Second}
+		}
+		adm.Release = release
+	}
+	st := &admitted{bucket: bucket, limit: limit, now: req.Now, keyHash: cred.KeyHash}
+	if req.StartsSession {
+		st.sessions = sessionCount{window: k.window, keys: k.sessions,
+			current: counterValue(rows.sessions[0]), previous: counterValue(rows.sessions[1])}
+	}
+	adm.State = st
 	return adm, nil
 }
 
@@ -160,53 +250,56 @@ func (g *Gate) admitted(req mcp.AdmitRequest, cred *auth.Credential, bucketKey s
 // open a new rate window at once.
 const maxBucketRetries = 5
 
-// Commit performs the request's one write. Only when another request of the
-// same key opened a new rate window in between does it re-read the bucket and
-// write again (ratelimit package doc) — or when the call ran longer than
-// ratelimit.MaxCall, so the bucket row it was admitted with has expired (a
-// case shared/server/ondynamo pins).
+// Commit performs one write of the request (mcp.Gate). Only when another
+// request of the same key changed the bucket in between does it re-read
+// the bucket and write again: a new window opened by another (its Put
+// lost), or a reservation that no longer fits — then, decided again on the
+// fresh row, the request either fits (write again) or is over the limit
+// (mcp.ErrRateExceeded, nothing written). A call that ran longer than
+// ratelimit.MaxCall re-reads too, since the bucket row it was admitted
+// with has expired (a case shared/server/ondynamo pins).
 func (g *Gate) Commit(ctx context.Context, adm *mcp.Admission, c mcp.Commitment) error {
 	st, _ := adm.State.(*admitted)
 	if st == nil {
 		return errors.New("commit: admission was not made by this gate")
 	}
-	withOps := true
 	for attempt := 0; ; attempt++ {
 		var ops []store.Op
+		bucketAt, counterAt, deleteAt := -1, -1, -1
 		if c.Count > 0 {
-			ops = append(ops, ratelimit.Consume(st.bucket, st.now, int64(c.Count)))
+			bucketAt = len(ops)
+			ops = append(ops, ratelimit.Reserve(st.bucket, st.limit, st.now, int64(c.Count)))
 		}
 		for i := range c.Audit {
 			ops = append(ops, store.PutOp(c.Audit[i].Item(), store.NotExists()))
 		}
 		if c.CreateSession != nil {
 			ops = append(ops, store.PutOp(c.CreateSession.Item(), store.NotExists()))
+			counterAt = len(ops)
+			ops = append(ops, g.countSession(st))
 		}
-		if c.DeleteSession != "" {
-			ops = append(ops, store.DeleteOp(mcp.SessionKey(c.DeleteSession)))
+		if c.DeleteSession != nil {
+			deleteAt = len(ops)
+			ops = append(ops, store.DeleteOp(mcp.SessionKey(c.DeleteSession.ID), store.Exists()))
+			ops = append(ops, g.uncountSession(st.keyHash, c.DeleteSession))
 		}
-		ownOps := len(ops)
-		if withOps {
-			ops = append(ops, c.Ops...)
-		}
-		if len(ops) == 0 {
-			return nil
-		}
+		own := len(ops)
+		ops = append(ops, c.Ops...)
 		err := write(ctx, g.store, ops)
 		if err == nil {
-			if !withOps && len(c.Ops) > 0 {
-				return mcp.ErrOpsConflict
-			}
 			return nil
 		}
-		var tx *store.TxCanceledError
-		if errors.As(err, &tx) && tx.Index >= ownOps {
-			// The request's own condition failed: record the count and the
-			// audit rows in one more write, without its ops.
-			withOps = false
-			continue
-		}
-		if c.Count == 0 || !bucketFailed(err) || attempt >= maxBucketRetries {
+		failed, isCondition := failedOp(err, len(ops))
+		switch {
+		case !isCondition:
+			return fmt.Errorf("commit: %w", err)
+		case failed >= own:
+			return &mcp.OpsConflictError{Index: failed - own, Err: err}
+		case failed == counterAt:
+			return mcp.ErrSessionLimit
+		case failed == deleteAt:
+			return mcp.ErrSessionGone
+		case failed != bucketAt || attempt >= maxBucketRetries:
 			return fmt.Errorf("commit: %w", err)
 		}
 		it, gerr := g.store.Get(ctx, st.bucket.Key)
@@ -218,17 +311,24 @@ func (g *Gate) Commit(ctx context.Context, adm *mcp.Admission, c mcp.Commitment)
 		default:
 			st.bucket = ratelimit.DecodeBucket(st.bucket.Key, &it)
 		}
+		if !ratelimit.Decide(st.bucket, st.limit, st.now, c.Count).Allowed {
+			return mcp.ErrRateExceeded
+		}
 	}
 }
 
-// bucketFailed reports whether the write failed on the rate bucket's guard
-// (always the first operation when a count is written).
-func bucketFailed(err error) bool {
+// failedOp returns the index of the operation whose condition failed, and
+// whether err is a failed condition at all (a single operation's failure is
+// its index 0).
+func failedOp(err error, n int) (int, bool) {
 	var tx *store.TxCanceledError
 	if errors.As(err, &tx) {
-		return tx.Index == 0
+		return tx.Index, true
 	}
-	return errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrExists)
+	if n == 1 && (errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrExists)) {
+		return 0, true
+	}
+	return -1, false
 }
 
 // write performs ops as one write: a single operation directly, several as

@@ -18,8 +18,10 @@ import (
 // Keys of the 2026-07-28 _meta objects this code names outside a struct tag
 // (MCP 2026-07-28 schema RequestMetaObject, server/discover result).
 const (
-	metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
-	metaServerInfo      = "io.modelcontextprotocol/serverInfo"
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaLogLevel           = "io.modelcontextprotocol/logLevel"
+	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
 )
 
 // JSON-RPC codes of the 2026 era.
@@ -33,49 +35,24 @@ const (
 // server/discover lists and what -32022 answers with (one source for both).
 var SupportedRevisions = append([]Revision{Rev20260728}, LegacyRevisions...)
 
-// removed2026 are the methods the 2026-07-28 revision removed or that
-// Custody does not serve in it: answered 404 + -32601 like unknown ones.
-var removed2026 = map[string]bool{
-	"initialize": true, "ping": true, "logging/setLevel": true,
-	"resources/subscribe": true, "resources/unsubscribe": true,
-	"subscriptions/listen": true, "notifications/initialized": true, "initialized": true,
-}
-
-// only2026 are methods that exist only in the 2026 era (unknown to 2025 clients).
-var only2026 = map[string]bool{"server/discover": true}
-
-// requestMeta is the 2026 request _meta.
+// requestMeta is the 2026 request _meta, read from the params' members.
 type requestMeta struct {
-	ProtocolVersion    *string         `json:"io.modelcontextprotocol/protocolVersion"`
-	ClientCapabilities json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
-	LogLevel           string          `json:"io.modelcontextprotocol/logLevel"`
+	ProtocolVersion    string
+	ClientCapabilities json.RawMessage
+	LogLevel           string
 }
 
-// metaOf reads params._meta; ok is false when there is none.
-func metaOf(params json.RawMessage) (raw map[string]json.RawMessage, ok bool) {
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil || p.Meta == nil {
-		return nil, false
-	}
-	return p.Meta, true
-}
-
-// isEra2026 decides a POST's era, body first (PROTOCOL.md): a request whose
-// _meta carries io.modelcontextprotocol/protocolVersion is of the 2026-07-28
-// era, and so is one without a session whose MCP-Protocol-Version header
-// names a revision that is not of the 2025 era (it is then refused for its
-// missing _meta with the 2026 codes).
+// isEra2026 decides a POST's era, body first (docs/protocol.md): a request
+// whose _meta carries io.modelcontextprotocol/protocolVersion is of the
+// 2026-07-28 era, and so is one without a session whose
+// MCP-Protocol-Version header names a revision that is not of the 2025 era
+// (it is then refused for its missing _meta with the 2026 codes).
 //
 // A 2026 request's Mcp-Session-Id header is ignored (the revision has no
 // sessions); without _meta, a session header keeps the request legacy.
 func isEra2026(r *http.Request, b *Body) bool {
-	params := b.Messages[0].Params
-	if bytes.Contains(params, []byte(metaProtocolVersion)) { // parse only when it may be there
-		if meta, ok := metaOf(params); ok && meta[metaProtocolVersion] != nil {
-			return true
-		}
+	if p := b.Messages[0].Params; p != nil && p.Meta(metaProtocolVersion) != nil {
+		return true
 	}
 	rev, ok := protocolHeader(r)
 	return ok && !rev.IsLegacy() && r.Header.Get(headerSessionID) == ""
@@ -96,28 +73,13 @@ func decodeHeaderValue(v string) (string, bool) {
 	return v, true
 }
 
-// nameOf returns the name a method's Mcp-Name header must carry.
-func nameOf(method string, params json.RawMessage) (string, bool) {
-	var p struct {
-		Name string `json:"name"`
-		URI  string `json:"uri"`
-	}
-	_ = json.Unmarshal(params, &p)
-	switch method {
-	case "tools/call", "prompts/get":
-		return p.Name, true
-	case "resources/read":
-		return p.URI, true
-	}
-	return "", false
-}
-
 // check2026 validates a 2026 request's transport fields in the order the
-// revision prescribes (PROTOCOL.md "body first"): the revision header, the
-// _meta fields, their agreement, the revision itself, then the Mcp-Method
-// and Mcp-Name headers. It returns the parsed _meta or the refusal, which
+// revision prescribes (docs/protocol.md "body first"): the revision header,
+// the _meta fields, their agreement, the revision itself, then the
+// Mcp-Method header and, for a method whose table row names a NameParam,
+// the Mcp-Name header. It returns the parsed _meta or the refusal, which
 // is answered with HTTP 400.
-func check2026(r *http.Request, m *Message) (*requestMeta, *Error) {
+func (s *Server) check2026(r *http.Request, m *Message) (*requestMeta, *Error) {
 	bad := func(code int, msg string, data any) *Error {
 		return &Error{Code: code, Message: msg, Data: data}
 	}
@@ -125,25 +87,27 @@ func check2026(r *http.Request, m *Message) (*requestMeta, *Error) {
 	if !present || hdr == "" {
 		return nil, bad(CodeHeaderMismatch, "Bad request: the MCP-Protocol-Version header is required.", nil)
 	}
-	var meta requestMeta
-	var p struct {
-		Meta *requestMeta `json:"_meta"`
-	}
-	if err := json.Unmarshal(m.Params, &p); err != nil || p.Meta == nil || p.Meta.ProtocolVersion == nil ||
-		len(p.Meta.ClientCapabilities) == 0 || !isJSONObject(p.Meta.ClientCapabilities) {
+	p := m.Params
+	version, versionOK := stringOf(p.Meta(metaProtocolVersion))
+	caps := p.Meta(metaClientCapabilities)
+	if !p.IsObject() || !versionOK || len(caps) == 0 || !isJSONObject(caps) {
 		return nil, bad(CodeInvalidParams,
 			"Invalid params: params._meta must carry io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities.", nil)
 	}
-	meta = *p.Meta
-	if Revision(*meta.ProtocolVersion) != hdr {
+	meta := &requestMeta{ProtocolVersion: version, ClientCapabilities: caps}
+	if Revision(version) != hdr {
 		return nil, bad(CodeHeaderMismatch, "Bad request: MCP-Protocol-Version differs from params._meta's protocol version.", nil)
 	}
 	if hdr != Rev20260728 {
 		return nil, bad(CodeUnsupportedProtocolVersion, "Unsupported protocol version.",
-			map[string]any{"supported": SupportedRevisions, "requested": *meta.ProtocolVersion})
+			map[string]any{"supported": SupportedRevisions, "requested": version})
 	}
-	if meta.LogLevel != "" && !ValidLogLevel(meta.LogLevel) {
-		return nil, bad(CodeInvalidParams, "Invalid params: io.modelcontextprotocol/logLevel is not a logging level.", nil)
+	if raw := p.Meta(metaLogLevel); raw != nil {
+		level, ok := stringOf(raw)
+		if !ok || (level != "" && !ValidLogLevel(level)) {
+			return nil, bad(CodeInvalidParams, "Invalid params: io.modelcontextprotocol/logLevel is not a logging level.", nil)
+		}
+		meta.LogLevel = level
 	}
 	if hm := r.Header.Get("Mcp-Method"); hm != "" || m.IsRequest() {
 		v, ok := decodeHeaderValue(hm)
@@ -151,13 +115,14 @@ func check2026(r *http.Request, m *Message) (*requestMeta, *Error) {
 			return nil, bad(CodeHeaderMismatch, "Bad request: the Mcp-Method header must equal the body's method.", nil)
 		}
 	}
-	if want, needs := nameOf(m.Method, m.Params); needs {
+	if md, known := s.method(m.Method, true); known && md.NameParam != "" {
+		want, _ := p.String(md.NameParam)
 		v, ok := decodeHeaderValue(r.Header.Get("Mcp-Name"))
 		if !ok || v != want || v == "" {
-			return nil, bad(CodeHeaderMismatch, "Bad request: the Mcp-Name header must equal the body's name.", nil)
+			return nil, bad(CodeHeaderMismatch, "Bad request: the Mcp-Name header must equal the body's "+md.NameParam+".", nil)
 		}
 	}
-	return &meta, nil
+	return meta, nil
 }
 
 // post2026 serves one 2026-07-28 request.
@@ -173,30 +138,28 @@ func (s *Server) post2026(w http.ResponseWriter, r *http.Request, b *Body) {
 			Message: "Bad request: revision 2026-07-28 asks no questions on streams; answer them with inputResponses."})
 		return
 	}
-	meta, serr := check2026(r, m)
+	meta, serr := s.check2026(r, m)
 	if serr != nil {
 		writeError(w, http.StatusBadRequest, m.ID, serr)
 		return
 	}
-	x, ok := s.admit(w, r, "", s.laneOf(b), m.ID)
+	x, ok := s.admit(w, r, admitSpec{lane: s.laneOf(b, true), cost: 1, id: m.ID})
 	if !ok {
 		return
 	}
+	defer x.done()
 	x.revision = Rev20260728
-	md, known := s.methods[m.Method]
-	if !known || removed2026[m.Method] {
-		if m.IsNotification() && m.Method == "notifications/cancelled" {
-			known = true // closing the stream is the 2026 cancellation; nothing to do
-		} else {
-			s.httpRefusal(x, m.Method, http.StatusNotFound, m.ID, &Error{Code: CodeMethodNotFound, Message: "Method not found."})
+	if m.IsNotification() {
+		if n, known := s.notifications[m.Method]; !known || (n.Eras != 0 && n.Eras&Era2026 == 0) {
+			s.httpRefusal(x, m.Method, http.StatusNotFound, m.ID, errMethodNotFound())
 			return
 		}
+		s.serveNotification(x, m, true)
+		return
 	}
-	if m.IsNotification() {
-		rec := s.notificationAudit(x, m)
-		x.audits = append(x.audits, rec)
-		x.count = s.countIfAllowed(x, 1)
-		s.finish(x, http.StatusAccepted, nil, ID{})
+	md, known := s.method(m.Method, true)
+	if !known {
+		s.httpRefusal(x, m.Method, http.StatusNotFound, m.ID, errMethodNotFound())
 		return
 	}
 	if !md.RatesItself && !x.adm.Rate.Allowed {
@@ -204,36 +167,15 @@ func (s *Server) post2026(w http.ResponseWriter, r *http.Request, b *Body) {
 		return
 	}
 	out := newStream(x.w, acceptsSSE(x.r.Header.Values("Accept")))
-	req := s.newRequest(x, m, out)
-	req.meta = meta
-	result, rpcErr, rec := s.dispatch(x, md, req)
-	x.audits = append(x.audits, rec)
+	c := s.call(x, m, out, meta)
 	x.count = s.countIfAllowed(x, 1)
-	status := http.StatusOK
-	var body []byte
-	switch {
-	case rpcErr != nil:
-		// A missing client capability (the tool's Spec.Requires, checked by
-		// the tools pipeline before the handler runs) is answered as a plain
-		// 400 (PROTOCOL.md "body first", step 4).
-		if rpcErr.Code == CodeMissingRequiredCapability {
-			status = http.StatusBadRequest
-		}
-		body = encodeResponse(m.ID, nil, rpcErr)
-	default:
-		body = encodeResponse(m.ID, stamp2026(result, md.Cacheable), nil)
+	// A missing client capability (the tool's Spec.Requires, checked by the
+	// tools pipeline before the handler runs) is answered as a plain 400
+	// (docs/protocol.md "body first", step 4).
+	if c.rpcErr != nil && c.rpcErr.Code == CodeMissingRequiredCapability {
+		c.status = http.StatusBadRequest
 	}
-	if !out.isStarted() || status != http.StatusOK {
-		s.finish(x, status, body, m.ID)
-		return
-	}
-	if err := s.commit(x); err != nil {
-		s.opts.Logger.ErrorContext(x.r.Context(), "commit failed", "requestId", x.reqID, "err", err)
-		body = encodeResponse(m.ID, nil, &Error{Code: CodeInternalError,
-			Message: "The request could not be recorded, so it was not completed; retry shortly."})
-	}
-	s.logOutcome(x, http.StatusOK)
-	_ = out.send(body)
+	s.answer(x, c, out)
 }
 
 // typedResult is an encoded 2026 result that carries its own resultType

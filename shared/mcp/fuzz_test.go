@@ -54,6 +54,8 @@ func FuzzEraDetectionAndChecks(f *testing.F) {
 	f.Add(`{"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`, "2026-07-28", "tools/call", "=?base64?eA==?=", "")
 	f.Add(`{}`, "v999", "server/discover", "", "s")
 	f.Add(`{"_meta":null}`, "", "x", "", "")
+	srv := NewServer(Options{})
+	srv.Register("tools/call", Method{NameParam: "name"})
 	f.Fuzz(func(t *testing.T, params, header, mcpName, method, session string) {
 		if !json.Valid([]byte(params)) || !isJSONObject(json.RawMessage(params)) {
 			return
@@ -66,7 +68,7 @@ func FuzzEraDetectionAndChecks(f *testing.F) {
 			r.Header.Set("Mcp-Session-Id", session)
 		}
 		r.Header.Set("Mcp-Name", mcpName)
-		m := &Message{ID: IntID(1), Method: "tools/call", Params: json.RawMessage(params)}
+		m := &Message{ID: IntID(1), Method: "tools/call", Params: parseParams(json.RawMessage(params))}
 		if method != "" {
 			m.Method = method
 		}
@@ -74,14 +76,14 @@ func FuzzEraDetectionAndChecks(f *testing.F) {
 		if !isEra2026(r, b) {
 			return
 		}
-		meta, serr := check2026(r, m)
+		meta, serr := srv.check2026(r, m)
 		if (meta == nil) == (serr == nil) {
 			t.Fatalf("check2026 = %v, %v: exactly one must be set", meta, serr)
 		}
 		if serr != nil && (serr.Code != CodeHeaderMismatch && serr.Code != CodeInvalidParams && serr.Code != CodeUnsupportedProtocolVersion) {
 			t.Fatalf("transport refusal with code %d, not one of the 2026 header/params codes", serr.Code)
 		}
-		if meta != nil && (meta.ProtocolVersion == nil || *meta.ProtocolVersion != string(Rev20260728)) {
+		if meta != nil && meta.ProtocolVersion != string(Rev20260728) {
 			t.Fatalf("accepted _meta %+v", meta)
 		}
 	})

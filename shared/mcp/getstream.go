@@ -47,9 +47,8 @@ func PostToSession(ctx context.Context, st store.Store, sess *Session, method st
 // serveGETStream holds the session's stream until the client leaves, the
 // session ends or the credential stops resolving.
 func (s *Server) serveGETStream(x *exchange, token string) {
-	rec := s.auditFor(x, "GET /mcp")
+	rec := s.newAudit(x, "GET /mcp")
 	rec.Outcome = audit.OutcomeOK
-	x.audits = append(x.audits, rec)
 	x.count = s.countIfAllowed(x, 1)
 	if err := s.commit(x); err != nil {
 		s.commitFailed(x, ID{}, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -55,23 +56,33 @@ func StringID(s string) ID {
 // IntID returns an id holding the integer n.
 func IntID(n int64) ID { return ID{raw: json.RawMessage(fmt.Sprint(n))} }
 
-// validID reports whether raw is a JSON string or an integer literal.
+// Size bounds of the JSON-RPC members Custody stores (issue 8, item 4): a
+// method name and an id reach audit rows and parked-request rows, so an
+// over-size one is refused -32600 before anything is read or written.
+const (
+	// MaxMethodBytes bounds a method name (the longest MCP method is 36 bytes).
+	MaxMethodBytes = 128
+	// MaxIDBytes bounds a request id's JSON text.
+	MaxIDBytes = 128
+)
+
+// validID reports whether raw is a JSON string or an integer literal of at
+// most MaxIDBytes. An integer of any length is an integer (kept as its
+// text, so it is echoed exactly); 1.5 and 1e3 are not.
 func validID(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
+	if len(raw) == 0 || len(raw) > MaxIDBytes {
 		return false
 	}
 	switch c := raw[0]; {
 	case c == '"':
-		var s string
-		return json.Unmarshal(raw, &s) == nil
+		_, ok := unquote(raw)
+		return ok
 	case c == '-' || (c >= '0' && c <= '9'):
-		// Integer literal only: no fraction, no exponent (1.5 and 1e3 refused).
 		digits := raw
 		if c == '-' {
 			digits = raw[1:]
 		}
-		if len(digits) == 0 || len(digits) > 19 {
+		if len(digits) == 0 {
 			return false
 		}
 		for _, d := range digits {
@@ -90,6 +101,10 @@ type Error struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
 	Data    any    `json:"data,omitempty"`
+
+	// httpStatus, when set, is the HTTP status the error is answered with
+	// instead of 200 (a params member over its size bound is a 400).
+	httpStatus int
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message) }
@@ -102,7 +117,9 @@ func InvalidParams(msg string) *Error { return &Error{Code: CodeInvalidParams, M
 type Message struct {
 	ID     ID
 	Method string
-	Params json.RawMessage
+	// Params are the request's params, decoded once (never nil for a
+	// request or notification; Params.Raw is nil when absent).
+	Params *Params
 	Result json.RawMessage
 	Error  json.RawMessage
 }
@@ -116,16 +133,11 @@ func (m *Message) IsNotification() bool { return m.Method != "" && m.ID.IsZero()
 // IsResponse reports whether the message is a client's response.
 func (m *Message) IsResponse() bool { return m.Method == "" }
 
-// wireMessage has every member a JSON-RPC message may carry; members are
-// raw so that presence, null and type can be told apart.
-type wireMessage struct {
-	JSONRPC json.RawMessage `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  json.RawMessage `json:"method"`
-	Params  json.RawMessage `json:"params"`
-	Result  json.RawMessage `json:"result"`
-	Error   json.RawMessage `json:"error"`
-}
+// envelopeMembers are the members of a JSON-RPC 2.0 message (JSON-RPC 2.0
+// §4, §5). They are matched exactly: encoding/json would match "Method" and
+// let a repeated member's last value win, so a proxy that reads the first
+// "method" would see another call than Custody serves (issue 8, item 9).
+var envelopeMembers = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
 
 // DecodeError is a body that is not acceptable JSON-RPC, with the JSON-RPC
 // code to answer (-32700 or -32600) and, when one could be read, the id.
@@ -193,38 +205,70 @@ func DecodeBody(body []byte) (*Body, *DecodeError) {
 
 func decodeMessage(raw json.RawMessage) (*Message, *DecodeError) {
 	raw = bytes.TrimSpace(raw)
+	notObject := &DecodeError{Code: CodeInvalidRequest, Message: "Invalid request: a JSON-RPC message must be an object."}
 	if len(raw) == 0 || raw[0] != '{' {
-		return nil, &DecodeError{Code: CodeInvalidRequest, Message: "Invalid request: a JSON-RPC message must be an object."}
+		return nil, notObject
 	}
-	var w wireMessage
-	if err := json.Unmarshal(raw, &w); err != nil {
-		return nil, &DecodeError{Code: CodeInvalidRequest, Message: "Invalid request: a JSON-RPC message must be an object."}
+	members, ok := objectMembers(raw)
+	if !ok {
+		return nil, notObject
 	}
-	if string(bytes.TrimSpace(w.JSONRPC)) != `"2.0"` {
+	var w [len(envelopeMembers)]json.RawMessage
+	for _, mb := range members {
+		known := -1
+		for i, name := range envelopeMembers {
+			if mb.key == name {
+				known = i
+				break
+			}
+			if strings.EqualFold(mb.key, name) {
+				return nil, &DecodeError{Code: CodeInvalidRequest,
+					Message: "Invalid request: JSON-RPC member names are case-sensitive; \"" + name + "\" is spelled in lower case."}
+			}
+		}
+		if known < 0 {
+			continue // JSON-RPC 2.0 names no other members; they carry nothing
+		}
+		if w[known] != nil {
+			return nil, &DecodeError{Code: CodeInvalidRequest,
+				Message: "Invalid request: the member \"" + envelopeMembers[known] + "\" appears more than once."}
+		}
+		w[known] = mb.value
+	}
+	jsonrpc, id, method, params, result, rpcErr := w[0], w[1], w[2], w[3], w[4], w[5]
+	if string(jsonrpc) != `"2.0"` {
 		return nil, &DecodeError{Code: CodeInvalidRequest, Message: `Invalid request: "jsonrpc" must be "2.0".`}
 	}
 	m := &Message{}
-	if w.ID != nil {
-		if !validID(w.ID) {
+	if id != nil {
+		if !validID(id) {
+			if len(id) > MaxIDBytes {
+				return nil, &DecodeError{Code: CodeInvalidRequest, Message: "Invalid request: the id is longer than " + strconv.Itoa(MaxIDBytes) + " bytes."}
+			}
 			return nil, &DecodeError{Code: CodeInvalidRequest, Message: "Invalid request: the id must be a string or an integer."}
 		}
-		m.ID = ID{raw: bytes.TrimSpace(w.ID)}
+		m.ID = ID{raw: id}
 	}
-	if w.Method != nil {
-		if err := json.Unmarshal(w.Method, &m.Method); err != nil || m.Method == "" {
+	if method != nil {
+		name, ok := stringOf(method)
+		if !ok || name == "" {
 			return nil, &DecodeError{Code: CodeInvalidRequest, Message: `Invalid request: "method" must be a non-empty string.`, ID: m.ID}
 		}
-		if w.Result != nil || w.Error != nil {
+		if len(name) > MaxMethodBytes {
+			return nil, &DecodeError{Code: CodeInvalidRequest, Message: "Invalid request: the method name is longer than " + strconv.Itoa(MaxMethodBytes) + " bytes.", ID: m.ID}
+		}
+		m.Method = name
+		if result != nil || rpcErr != nil {
 			return nil, &DecodeError{Code: CodeInvalidRequest, Message: "Invalid request: a request cannot carry a result or an error.", ID: m.ID}
 		}
-		m.Params = nullToNil(w.Params)
+		m.Params = parseParams(nullToNil(params))
 		return m, nil
 	}
 	// A response from the client: an id and exactly one of result and error.
-	if m.ID.IsZero() || (w.Result == nil) == (w.Error == nil) {
+	if m.ID.IsZero() || (result == nil) == (rpcErr == nil) {
 		return nil, &DecodeError{Code: CodeInvalidRequest, Message: "Invalid request: not a JSON-RPC request, notification or response."}
 	}
-	m.Result, m.Error = w.Result, w.Error
+	m.Result, m.Error = result, rpcErr
 	return m, nil
 }
 

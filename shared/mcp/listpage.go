@@ -9,12 +9,16 @@ package mcp
 // expired, is the -32602 *Error every list answers alike (CONTRACTS.md §2;
 // MCP server/utilities/pagination §Error Handling).
 func (s *CursorSealer) PageRequest(req *Request, keys []string, size int) (start, end int, next string, err error) {
-	var p PaginatedParams
-	if e := DecodeParams(req.Params, &p); e != nil {
-		return 0, 0, "", e
+	var cursor *string
+	if raw := req.Params.Get("cursor"); !isNull(raw) {
+		c, ok := stringOf(raw)
+		if !ok {
+			return 0, 0, "", InvalidParams("Invalid params: the field 'cursor' has the wrong type.")
+		}
+		cursor = &c
 	}
 	scope := CursorScope{Method: req.Method, CredentialID: req.Credential.ID, Keys: keys, Era: req.CursorEra()}
-	start, end, next, err = s.PageOf(p.Cursor, scope, size, req.Started)
+	start, end, next, err = s.PageOf(cursor, scope, size, req.Started)
 	if err != nil {
 		return 0, 0, "", InvalidParams("Invalid params: the cursor is not one this server issued for this list, or it has expired.")
 	}

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hmac"
@@ -11,7 +10,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -38,15 +36,12 @@ import (
 // other-arguments or expired state is refused with -32602. A state is not
 // single-use by itself: a tool with effects that must happen at most once
 // claims the state's nonce with a conditional write before it acts
-// (Request.ClaimOnce), so a replay is refused.
+// (Request.OnceClaim, committed with the effects), so a replay is refused.
 
 // ErrInputRequired is what Peer.Ask returns in the 2026 era when the answer
 // is not in the request: the handler returns it (after asking every question
 // it can ask at once) and the server answers input_required.
 var ErrInputRequired = errors.New("mcp: input required from the client")
-
-// ErrReplay: a request carried out at most once was carried out already.
-var ErrReplay = errors.New("mcp: this request was already carried out")
 
 // StateSealer seals and opens MRTR request states.
 type StateSealer struct {
@@ -124,6 +119,7 @@ type mrtr struct {
 	answers map[string]json.RawMessage
 	round   int
 	nonce   string // the nonce of the state this request carried ("" in round 1)
+	loose   bool   // answers came without a state
 	asked   map[string]any
 }
 
@@ -139,42 +135,37 @@ func argsDigest(raw json.RawMessage) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// openMRTR reads a 2026 request's inputResponses and requestState and
-// verifies the state's bindings. Methods that cannot ask (lists, discover)
-// get no MRTR.
-func (s *Server) openMRTR(req *Request) *Error {
+// openMRTR reads a 2026 request's inputResponses and requestState from its
+// params and verifies the state's bindings; only methods whose table row
+// may ask (md.MayAsk) get here.
+//
+// Answers without a requestState are taken (a stateless client answering
+// a single-round question is what the conformance suite sends), except by
+// a tool with effects that must happen at most once (issue 8, item 6): it
+// drops them (Request.DropUnsealedAnswers) and asks again in a new round,
+// whose state carries the nonce its claim is bound to — otherwise a replay
+// could drop the state, put the answers inline and run it again without
+// meeting its claim.
+func (s *Server) openMRTR(req *Request, md Method) *Error {
+	p := req.Params
 	var name string
-	var args json.RawMessage
-	var p struct {
-		Name           string          `json:"name"`
-		URI            string          `json:"uri"`
-		Arguments      json.RawMessage `json:"arguments"`
-		InputResponses json.RawMessage `json:"inputResponses"`
-		RequestState   *string         `json:"requestState"`
-	}
-	if err := json.Unmarshal(req.Params, &p); err != nil {
-		return InvalidParams("Invalid params: the params do not match the method's schema.")
-	}
-	switch req.Method {
-	case "tools/call", "prompts/get":
-		name, args = p.Name, p.Arguments
-	case "resources/read":
-		name = p.URI
-	default:
-		return nil
+	if md.NameParam != "" {
+		name, _ = p.String(md.NameParam)
 	}
 	m := &mrtr{
 		sealer:  s.opts.States,
 		binding: mrtrState{Cred: req.Credential.ID, Method: req.Method, Name: name},
-		args:    args,
+		args:    p.Get("arguments"),
 		answers: map[string]json.RawMessage{},
 		asked:   map[string]any{},
 	}
-	if p.RequestState != nil {
-		if m.sealer == nil {
+	req.mrtr = m
+	if rs := p.Get("requestState"); !isNull(rs) {
+		token, ok := stringOf(rs)
+		if !ok || m.sealer == nil {
 			return errBadState
 		}
-		st, ok := m.sealer.open(*p.RequestState)
+		st, ok := m.sealer.open(token)
 		if !ok || st.Cred != m.binding.Cred || st.Method != m.binding.Method || st.Name != m.binding.Name ||
 			st.Args != m.argsBound().Args || req.Started.Unix() >= st.Exp {
 			return errBadState
@@ -184,20 +175,30 @@ func (s *Server) openMRTR(req *Request) *Error {
 			m.answers[k] = v
 		}
 	}
-	if len(p.InputResponses) > 0 && string(p.InputResponses) != "null" {
-		var responses map[string]json.RawMessage
-		if err := json.Unmarshal(p.InputResponses, &responses); err != nil {
+	if raw := p.Get("inputResponses"); !isNull(raw) {
+		responses, ok := objectMembers(raw)
+		if !ok {
 			return InvalidParams("Invalid params: inputResponses must be an object of answers.")
 		}
-		for k, v := range responses {
-			if !isJSONObject(v) {
+		for _, r := range responses {
+			if !isJSONObject(r.value) {
 				return InvalidParams("Invalid params: every inputResponses entry must be an object.")
 			}
-			m.answers[k] = v
+			m.answers[r.key] = r.value
+			m.loose = m.nonce == ""
 		}
 	}
-	req.mrtr = m
 	return nil
+}
+
+// DropUnsealedAnswers forgets answers that came without a sealed request
+// state, so the tool asks again (see openMRTR). An at-most-once tool calls
+// it before it runs.
+func (r *Request) DropUnsealedAnswers() {
+	if r.mrtr != nil && r.mrtr.loose {
+		r.mrtr.answers = map[string]json.RawMessage{}
+		r.mrtr.loose = false
+	}
 }
 
 // argsBound returns the binding with the arguments' digest, computing it
@@ -247,25 +248,19 @@ func (m *mrtr) inputRequired(now time.Time) (typedResult, error) {
 	return typedResult(b), err
 }
 
-// ClaimOnce claims the request's MRTR nonce with a conditional write, so a
-// replayed final round of a tool that must act at most once is refused with
-// ErrReplay. Without a requestState (a request that asked nothing) there is
-// nothing to replay and it does nothing.
-func (r *Request) ClaimOnce(ctx context.Context) error {
-	if r.mrtr == nil || r.mrtr.nonce == "" || r.srv == nil || r.srv.opts.Store == nil {
-		return nil
+// OnceClaim is the write that claims the request's MRTR nonce for its
+// round: a tool with effects that must happen at most once commits it in
+// the same transaction as its effects, so a replayed final round finds the
+// claim taken and is refused (tools.Spec.AtMostOnce). ok is false without
+// a requestState (a request that asked nothing has nothing to replay).
+func (r *Request) OnceClaim() (op store.Op, ok bool) {
+	if r.mrtr == nil || r.mrtr.nonce == "" || r.srv == nil || r.srv.opts.States == nil {
+		return store.Op{}, false
 	}
 	// One claim per round: a later round of the same request carries a new
 	// round number and claims anew; a replayed round finds its claim taken.
 	k := store.Key{PK: "MRTR#" + r.mrtr.nonce, SK: "ROUND#" + strconv.Itoa(r.mrtr.round)}
-	err := r.srv.opts.Store.Put(ctx, store.Item{PK: k.PK, SK: k.SK, Version: 1,
+	return store.PutOp(store.Item{PK: k.PK, SK: k.SK, Version: 1,
 		ExpiresAt: r.Started.Add(2 * r.srv.opts.States.ttl).Unix(),
-		Attrs:     map[string]any{"credential_id": r.Credential.ID}}, store.NotExists())
-	if errors.Is(err, store.ErrExists) {
-		return ErrReplay
-	}
-	if err != nil {
-		return fmt.Errorf("claim request nonce: %w", err)
-	}
-	return nil
+		Attrs:     map[string]any{"credential_id": r.Credential.ID}}, store.NotExists()), true
 }

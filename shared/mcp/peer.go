@@ -35,6 +35,25 @@ type Peer interface {
 	ClientCapabilities() json.RawMessage
 }
 
+// NoPeer is the client end of a call that has none to ask: work that runs
+// outside a request (a task worker between rounds). It sends nothing, and
+// every question is ErrNoStream.
+type NoPeer struct{}
+
+// Log implements Peer: nothing is sent.
+func (NoPeer) Log(string, string, any) {}
+
+// Progress implements Peer: nothing is sent.
+func (NoPeer) Progress(float64, float64, string) {}
+
+// Ask implements Peer: there is nobody to ask.
+func (NoPeer) Ask(context.Context, string, string, any) (json.RawMessage, error) {
+	return nil, ErrNoStream
+}
+
+// ClientCapabilities implements Peer: none declared.
+func (NoPeer) ClientCapabilities() json.RawMessage { return json.RawMessage(`{}`) }
+
 // ClientError is a JSON-RPC error the client answered a question with.
 type ClientError struct{ Err Error }
 
@@ -106,25 +125,15 @@ func (r *Request) Log(level, logger string, data any) {
 
 // Progress implements Peer.
 func (r *Request) Progress(progress, total float64, message string) {
-	if !r.progressRead { // once per request, on the first report
-		r.progressRead = true
-		var p struct {
-			Meta struct {
-				ProgressToken json.RawMessage `json:"progressToken"`
-			} `json:"_meta"`
-		}
-		if json.Unmarshal(r.Params, &p) == nil && len(p.Meta.ProgressToken) > 0 && string(p.Meta.ProgressToken) != "null" {
-			r.progressToken = p.Meta.ProgressToken
-		}
-	}
-	if r.progressToken == nil {
+	token := r.Params.ProgressToken()
+	if token == nil {
 		return
 	}
 	if r.progressSent && progress <= r.lastProgress {
 		return // progress must increase with each notification
 	}
 	r.progressSent, r.lastProgress = true, progress
-	params := map[string]any{"progressToken": r.progressToken, "progress": progress}
+	params := map[string]any{"progressToken": token, "progress": progress}
 	if total > 0 {
 		params["total"] = total
 	}

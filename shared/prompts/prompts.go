@@ -218,7 +218,7 @@ func identifier(s string, max int) bool {
 // declares the prompts capability beside it.
 func (r *Registry) Install(s *mcp.Server) {
 	s.Register("prompts/list", mcp.Method{Handler: r.list, Cacheable: true})
-	s.Register("prompts/get", mcp.Method{Handler: r.get})
+	s.Register("prompts/get", mcp.Method{Handler: r.get, NameParam: "name", MayAsk: true})
 }
 
 // Names returns every registered prompt name, sorted.
@@ -319,7 +319,7 @@ func (r *Registry) list(ctx context.Context, req *mcp.Request) (any, error) {
 // get serves prompts/get.
 func (r *Registry) get(ctx context.Context, req *mcp.Request) (any, error) {
 	var params mcp.GetPromptParams
-	if err := mcp.DecodeParams(req.Params, &params); err != nil {
+	if err := req.Params.Decode(&params); err != nil {
 		return nil, err
 	}
 	if params.Name == "" {

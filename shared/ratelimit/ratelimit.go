@@ -6,15 +6,23 @@
 //	prev × (60 s − elapsed) / 60 s + count
 //
 // where count is the current minute's requests and prev the previous
-// minute's (the approximation Cloudflare described for its edge limiter). A
-// request is allowed while estimate + 1 ≤ limit. The bucket row is read in
-// the same batch as the credential and session (DECISIONS.md "Pipeline
-// choices") and written in the request's one transaction: within a minute the
-// write is an atomic Add guarded by the window, so concurrent requests of one
-// key do not conflict; only the first write of a new minute is a versioned
-// Put, and its losers retry as Adds. Under concurrency the count can pass the
-// limit by at most the number of requests decided on the same read; the
-// limit is a brake, not an invariant.
+// minute's (the approximation Cloudflare described for its edge limiter). n
+// requests are admitted while estimate + n ≤ limit; a JSON-RPC batch is
+// charged per message, before any runs.
+//
+// Admission reserves (issue 8, item 3). The bucket row is read in the same
+// batch as the credential and session (docs/decisions.md "Pipeline
+// choices") and decided before execution; the request's one transaction
+// then counts it under a condition that the window's count stays within
+// what the limit admits (Reserve: AttrBelow on the count). Of concurrent
+// requests decided on the same read, those whose reservation no longer
+// fits fail their transaction and are answered as rate-limited, uncounted,
+// in one more write — so the answers served in a window never pass the
+// limit. The work done before such a request learns it was over is bounded
+// separately: the gate caps each credential's concurrent calls in the
+// expensive lane per process (gate.Options.MaxConcurrent), and on Lambda
+// one instance serves one request at a time, under the function's reserved
+// concurrency.
 //
 // Refused requests are not counted (a client that honours Retry-After gets
 // in when it says); every other authenticated request is, invalid ones too.
@@ -31,7 +39,7 @@ import (
 // starve ordinary reads.
 type Lane string
 
-// The two lanes (DECISIONS.md "Pipeline choices").
+// The lanes (docs/decisions.md "Pipeline choices"); LaneWrite is below.
 const (
 	LaneRead      Lane = "read"
 	LaneExpensive Lane = "expensive"
@@ -55,9 +63,9 @@ const MaxCall = 15 * time.Minute
 // unlimited.
 type Limits map[Lane]int
 
-// DefaultLimits are the configured defaults: 600 reads and 60 expensive
-// calls a minute per credential.
-func DefaultLimits() Limits { return Limits{LaneRead: 600, LaneExpensive: 60} }
+// DefaultLimits are the configured defaults: 600 reads, 60 expensive
+// calls and 30 writes a minute per credential.
+func DefaultLimits() Limits { return Limits{LaneRead: 600, LaneExpensive: 60, LaneWrite: 30} }
 
 // Key is the bucket row of a credential's lane on a surface ("mcp", …). It
 // lives in the credential's partition, keyed by the key hash, so it can be
@@ -117,16 +125,20 @@ func (b Bucket) view(now int64) (window, count, prev int64) {
 	}
 }
 
-// Decide judges one request against the bucket at now.
-func Decide(b Bucket, limit int, now time.Time) Decision {
+// Decide judges n requests (a batch is charged per message before any
+// runs) against the bucket at now: allowed while estimate + n ≤ limit.
+func Decide(b Bucket, limit int, now time.Time, n int) Decision {
 	if limit <= 0 {
 		return Decision{Allowed: true}
+	}
+	if n < 1 {
+		n = 1
 	}
 	sec := now.Unix()
 	w, count, prev := b.view(sec)
 	elapsed := float64(now.Sub(time.Unix(w, 0))) / float64(Window)
 	est := float64(prev)*(1-elapsed) + float64(count)
-	if est+1 <= float64(limit) {
+	if est+float64(n) <= float64(limit) {
 		return Decision{Allowed: true, Limit: limit}
 	}
 	return Decision{Limit: limit, RetryAfter: retryAfter(count, prev, limit, elapsed)}
@@ -155,15 +167,23 @@ func retryAfter(count, prev int64, limit int, elapsed float64) time.Duration {
 	return time.Duration(secs) * time.Second
 }
 
-// Consume returns the write that counts n requests in the bucket, for the
-// request's transaction. A Put guarded by the read version (or by absence)
-// opens a new window; an Add guarded by the window counts within one.
-func Consume(b Bucket, now time.Time, n int64) store.Op {
+// Reserve returns the write that counts n admitted requests in the bucket,
+// for the request's transaction, guarded so that the window's count cannot
+// pass what the limit admits: of concurrent requests decided on the same
+// read, only those that fit commit (issue 8, item 3; see the package doc).
+// Within a window it is an atomic Add under AttrEquals(window) and
+// AttrBelow(count, room); a new window is a Put guarded by the read version
+// (or by absence), whose losers re-read the row and reserve again as Adds.
+// A limit of 0 (unlimited) reserves without the cap.
+func Reserve(b Bucket, limit int, now time.Time, n int64) store.Op {
 	sec := now.Unix()
 	w, count, prev := b.view(sec)
 	if b.Exists && b.Window == w {
-		return store.UpdateOp(b.Key, store.Update{Add: map[string]int64{"count": n}},
-			store.AttrEquals("window", w))
+		conds := []store.Condition{store.AttrEquals("window", w)}
+		if limit > 0 {
+			conds = append(conds, store.AttrBelow("count", countCap(limit, prev, now, w)-n+1))
+		}
+		return store.UpdateOp(b.Key, store.Update{Add: map[string]int64{"count": n}}, conds...)
 	}
 	guard := store.NotExists()
 	if b.Exists {
@@ -176,4 +196,30 @@ func Consume(b Bucket, now time.Time, n int64) store.Op {
 		ExpiresAt: w + 2*windowSeconds + int64(MaxCall/time.Second),
 		Attrs:     map[string]any{"window": w, "count": count + n, "prev": prev},
 	}, guard)
+}
+
+// countCap is the most requests the window starting at w may count at now:
+// the limit less the previous window's decaying share, rounded down.
+func countCap(limit int, prev int64, now time.Time, w int64) int64 {
+	elapsed := float64(now.Sub(time.Unix(w, 0))) / float64(Window)
+	return int64(math.Floor(float64(limit) - float64(prev)*(1-elapsed)))
+}
+
+// LaneWrite is the write budget of governed writes (docs/decisions.md
+// "Pipeline choices": 30 per minute per credential).
+const LaneWrite Lane = "write"
+
+// Costlier reports whether lane a is charged before lane b when one body
+// holds calls of both (a batch is charged in its costliest lane): read <
+// write < expensive.
+func Costlier(a, b Lane) bool { return laneRank(a) > laneRank(b) }
+
+func laneRank(l Lane) int {
+	switch l {
+	case LaneExpensive:
+		return 2
+	case LaneWrite:
+		return 1
+	}
+	return 0
 }

@@ -34,13 +34,13 @@ func TestSlidingWindow(t *testing.T) {
 	now := start
 	// Ten requests in the first minute at limit 10 all pass; the eleventh not.
 	for i := 0; i < 10; i++ {
-		if d := Decide(b, 10, now); !d.Allowed {
+		if d := Decide(b, 10, now, 1); !d.Allowed {
 			t.Fatalf("request %d refused: %+v", i+1, d)
 		}
-		b = bucketAfter(t, b, Consume(b, now, 1))
+		b = bucketAfter(t, b, Reserve(b, 10, now, 1))
 		now = now.Add(time.Second)
 	}
-	d := Decide(b, 10, now)
+	d := Decide(b, 10, now, 1)
 	if d.Allowed {
 		t.Fatal("request 11 in the same minute was allowed at limit 10")
 	}
@@ -48,18 +48,18 @@ func TestSlidingWindow(t *testing.T) {
 		t.Errorf("RetryAfter = %v, want between 1 s and 2 min", d.RetryAfter)
 	}
 	// Just after the window turns, the previous minute still weighs fully.
-	if d := Decide(b, 10, start.Add(Window+time.Second)); d.Allowed {
+	if d := Decide(b, 10, start.Add(Window+time.Second), 1); d.Allowed {
 		t.Error("allowed at the start of the next minute although the previous minute was full")
 	}
 	// After the suggested wait, a request passes.
-	if d2 := Decide(b, 10, now.Add(d.RetryAfter)); !d2.Allowed {
+	if d2 := Decide(b, 10, now.Add(d.RetryAfter), 1); !d2.Allowed {
 		t.Errorf("refused after waiting Retry-After %v", d.RetryAfter)
 	}
 	// Two minutes later the bucket is empty again.
-	if d := Decide(b, 10, start.Add(2*Window+time.Second)); !d.Allowed {
+	if d := Decide(b, 10, start.Add(2*Window+time.Second), 1); !d.Allowed {
 		t.Error("refused two minutes later")
 	}
-	if d := Decide(b, 0, now); !d.Allowed {
+	if d := Decide(b, 0, now, 1); !d.Allowed {
 		t.Error("limit 0 means unlimited, but refused")
 	}
 }
@@ -67,15 +67,15 @@ func TestSlidingWindow(t *testing.T) {
 func TestConsumeGuards(t *testing.T) {
 	key := Key("h", "mcp", LaneRead)
 	now := time.Date(2026, 11, 30, 12, 0, 30, 0, time.UTC)
-	if op := Consume(DecodeBucket(key, nil), now, 1); op.Kind != store.OpPut || op.Conditions[0].Kind != store.CondNotExists {
+	if op := Reserve(DecodeBucket(key, nil), 10, now, 1); op.Kind != store.OpPut || op.Conditions[0].Kind != store.CondNotExists {
 		t.Errorf("first write = %+v, want a Put guarded by not-exists", op)
 	}
 	same := Bucket{Key: key, Exists: true, Window: now.Unix() - 30, Count: 3, Version: 4}
-	if op := Consume(same, now, 2); op.Kind != store.OpUpdate || op.Update.Add["count"] != 2 {
+	if op := Reserve(same, 10, now, 2); op.Kind != store.OpUpdate || op.Update.Add["count"] != 2 {
 		t.Errorf("write in the same window = %+v, want an Add of 2", op)
 	}
 	old := Bucket{Key: key, Exists: true, Window: now.Unix() - 90, Count: 7, Version: 4}
-	op := Consume(old, now, 1)
+	op := Reserve(old, 10, now, 1)
 	if op.Kind != store.OpPut || op.Conditions[0].Version != 4 || op.Item.Int("prev") != 7 || op.Item.Int("count") != 1 {
 		t.Errorf("write in the next window = %+v, want a versioned Put carrying prev=7", op)
 	}

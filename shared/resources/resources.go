@@ -244,10 +244,11 @@ func (r *Registry) AddTemplate(t Template) error {
 func (r *Registry) Install(s *mcp.Server) {
 	s.Register("resources/list", mcp.Method{Handler: r.list, Cacheable: true})
 	s.Register("resources/templates/list", mcp.Method{Handler: r.listTemplates, Cacheable: true})
-	s.Register("resources/read", mcp.Method{Handler: r.read, Cacheable: true})
+	s.Register("resources/read", mcp.Method{Handler: r.read, NameParam: "uri", MayAsk: true, Cacheable: true})
 	if r.opts.Subscriptions != nil {
-		s.Register("resources/subscribe", mcp.Method{Handler: r.subscribe})
-		s.Register("resources/unsubscribe", mcp.Method{Handler: r.unsubscribe})
+		// The 2026 era has no subscriptions until subscriptions/listen.
+		s.Register("resources/subscribe", mcp.Method{Handler: r.subscribe, Eras: mcp.Era2025})
+		s.Register("resources/unsubscribe", mcp.Method{Handler: r.unsubscribe, Eras: mcp.Era2025})
 	}
 }
 
@@ -400,17 +401,16 @@ func (r *Registry) listTemplates(_ context.Context, req *mcp.Request) (any, erro
 
 // uriParam reads params.uri: -32602 when it is missing or not an absolute URI.
 func uriParam(req *mcp.Request) (string, error) {
-	var p mcp.ResourceURIParams
-	if err := mcp.DecodeParams(req.Params, &p); err != nil {
-		return "", err
-	}
-	if p.URI == "" {
+	uri, ok := req.Params.String("uri")
+	switch {
+	case !ok && req.Params.Get("uri") != nil:
+		return "", mcp.InvalidParams("Invalid params: the field 'uri' has the wrong type.")
+	case uri == "":
 		return "", mcp.InvalidParams("Invalid params: uri is required.")
-	}
-	if !isURI(p.URI) {
+	case !isURI(uri):
 		return "", mcp.InvalidParams("Invalid params: uri must be an absolute URI (RFC 3986), such as custody://matters/<case_id>.")
 	}
-	return p.URI, nil
+	return uri, nil
 }
 
 // read serves resources/read.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/mcp"
 	"github.com/custodymcp/custody/shared/records/seed"
 	"github.com/custodymcp/custody/shared/server/servertest"
 	"github.com/custodymcp/custody/shared/tools"
@@ -52,7 +53,8 @@ func call2026(t *testing.T, url, key string, id int, method string, params map[s
 	return servertest.DoURL(t, url, http.MethodPost, body, append(h, extra...)...)
 }
 
-// mrtrCounter counts executions of the at-most-once fixture's effect.
+// mrtrEffects counts the at-most-once fixture's effects: one runs after
+// each commit of the tool's writes, as a queue send would.
 var mrtrEffects atomic.Int64
 
 // GreetInput names nobody: the tool asks.
@@ -78,7 +80,8 @@ func register2026Fixtures(reg *tools.Registry) error {
 		if err != nil {
 			return tools.Raw{}, err
 		}
-		mrtrEffects.Add(1)
+		c.Write(tools.Write{After: []mcp.Effect{{Name: "greet", Recovery: "none: a test counter",
+			Run: func(context.Context) error { mrtrEffects.Add(1); return nil }}}})
 		return tools.Raw{Content: []mcpContent{textBlock(fmt.Sprintf("%s %s %s", in.Salutation, name, colour))}}, nil
 	}); err != nil {
 		return err

@@ -50,8 +50,6 @@ var immutable = map[string]string{
 	"shared/mcp.allowedRequestHeaders":       "the fixed CORS header list",
 	"shared/mcp.errBadState":                 "a sentinel error, compared and answered, never written",
 	"shared/mcp.logLevels":                   "the fixed syslog level order",
-	"shared/mcp.only2026":                    "the fixed set of 2026-only methods",
-	"shared/mcp.removed2026":                 "the fixed set of methods removed in 2026-07-28",
 	"shared/readtools.stopwords":             "the fixed stopword set",
 	"shared/records.Postures":                "the fixed list of postures",
 	"shared/records.SourceClasses":           "the fixed list of source classes",

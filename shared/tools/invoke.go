@@ -5,38 +5,282 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/custodymcp/custody/shared/audit"
+	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/mcp"
+	"github.com/custodymcp/custody/shared/ratelimit"
+	"github.com/custodymcp/custody/shared/store"
 )
 
-// ErrUnknownTool is Invoke's answer for a tool that does not exist or that
-// the credential's scopes do not allow: the two are indistinguishable, as
-// on tools/call (DECISIONS.md "Answers on the wire").
+// ErrUnknownTool is the outcome for a tool that does not exist or that the
+// credential's scopes do not allow: the two are indistinguishable, as on
+// tools/call (docs/decisions.md "Answers on the wire").
 var ErrUnknownTool = errors.New("tools: unknown tool")
+
+// Invocation is one governed tool call, wherever it runs (issue 9, "the
+// invocation core"): the /mcp handler's tools/call and resources/read, a
+// task worker long after its request ended, and an approval executing with
+// two credentials' rights all build one and call Registry.Call, which runs
+// docs/architecture.md "The request path" steps 3–10 — kill switch, scope,
+// validation, the rate decision, the matter funnel, the credential-class
+// floor, (writes) the write budget, then the handler and the attestation —
+// and reports the outcome with the writes to commit. Nothing in it is HTTP.
+type Invocation struct {
+	// Name is the tool; Arguments its arguments object (nil or null: {}).
+	Name      string
+	Arguments json.RawMessage
+	// Credential is the admitted credential: a request's, or one re-admitted
+	// from the store for work that outlives its request (gate.Readmit).
+	Credential *auth.Credential
+	// Also, when set, is a second credential whose rights the call must
+	// also have (an approval executes with the requester's and the
+	// decider's rights intersected): its scope, its funnel and its class
+	// floor all apply too.
+	Also *auth.Credential
+	// Revision is the protocol revision whose features apply: structured
+	// output from 2025-06-18, multi-round-trip questions in 2026-07-28.
+	Revision mcp.Revision
+	// Rate is the rate-limit verdict decided at admission. Work that does
+	// not charge the limit (a task worker) passes an allowed Decision.
+	Rate ratelimit.Decision
+	// Peer is the client end of the call (log, progress, ask); nil means
+	// the client cannot be asked (mcp.NoPeer).
+	Peer mcp.Peer
+	// Once, when set, is the at-most-once claim of the request (the 2026
+	// request state's nonce row): an AtMostOnce tool's writes are
+	// committed with it, so a replay is refused CONFLICT.
+	Once *store.Op
+	// Now is when the call arrived by the server's clock (what data and
+	// expiries are judged against); Arrived by the monotonic clock, for
+	// durations.
+	Now, Arrived time.Time
+	// Audit is the call's audit row being built: the core sets Tool,
+	// Matter, the query digest and Outcome ("ok", "ok:replay" or the
+	// refusal class); its caller commits it.
+	Audit *audit.Record
+	// InBatch marks a call inside a JSON-RPC batch (write tools refuse).
+	InBatch bool
+}
+
+// Outcome is what a governed invocation decided.
+type Outcome struct {
+	// Result is the CallToolResult to answer, success or refusal; nil when
+	// Err is set.
+	Result *mcp.CallToolResult
+	// Structured is a success's structured result as compact JSON (what
+	// resources/read serves); nil for a refusal or a Raw tool.
+	Structured json.RawMessage
+	// Refusal is the refusal, when the pipeline or the tool refused.
+	Refusal *Refusal
+	// Err is an outcome that is not a tool result: ErrUnknownTool,
+	// mcp.ErrAskCancelled, mcp.ErrInputRequired, or a *mcp.Error the
+	// transport answers as a protocol error.
+	Err error
+	// Writes are the call's conditional writes, to commit with its audit
+	// row and rate count; the answer above holds only once they are
+	// written. Nil for a call that writes nothing.
+	Writes *Writes
+}
+
+// Writes are a call's writes as the invocation core hands them to whoever
+// commits (issue 9, "answers after the write").
+type Writes struct {
+	Ops []store.Op
+	// After are the effects that must follow the commit.
+	After []mcp.Effect
+	// Settle is the outcome to answer when a condition of Ops failed
+	// (failed indexes Ops): nothing of Ops was written. It may read (the
+	// original receipt). The audit row's outcome follows it.
+	Settle func(ctx context.Context, failed int) Outcome
+}
+
+// Call runs one tool through the governed pipeline (Invocation). It never
+// commits: the caller commits Outcome.Writes with the audit row (the /mcp
+// exchange, or Run).
+func (r *Registry) Call(ctx context.Context, inv Invocation) Outcome {
+	t, ok := r.tools[inv.Name]
+	if !ok || !r.visibleTo(t, inv.Credential) || (inv.Also != nil && !r.visibleTo(t, inv.Also)) {
+		return Outcome{Err: ErrUnknownTool}
+	}
+	args := inv.Arguments
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage(`{}`)
+	}
+	doc, err := decodeDoc(args)
+	if err != nil {
+		return Outcome{Err: mcp.InvalidParams("Invalid params: arguments must be an object.")}
+	}
+	if _, isObject := doc.(map[string]any); !isObject {
+		return Outcome{Err: mcp.InvalidParams("Invalid params: arguments must be an object.")}
+	}
+	inv.Audit.Tool = inv.Name
+	if d, ok := inv.Peer.(interface{ DropUnsealedAnswers() }); ok && t.spec.AtMostOnce {
+		d.DropUnsealedAnswers() // its answers must come with the state its claim binds
+	}
+	structured, w, refusal := r.govern(ctx, &inv, t, args, doc)
+	out := r.shape(ctx, &inv, t, structured, refusal)
+	if out.Err != nil || out.Refusal != nil {
+		return out
+	}
+	if ops := r.opsOf(&inv, t, w); len(ops) > 0 || (w != nil && len(w.After) > 0) {
+		out.Writes = &Writes{Ops: ops, Settle: func(ctx context.Context, failed int) Outcome {
+			return r.settle(ctx, &inv, t, w, failed)
+		}}
+		if w != nil {
+			out.Writes.After = w.After
+		}
+	}
+	return out
+}
+
+// opsOf are the writes of a call: the at-most-once claim first (when the
+// tool is AtMostOnce and the request carries one), then the handler's.
+func (r *Registry) opsOf(inv *Invocation, t *tool, w *Write) []store.Op {
+	var ops []store.Op
+	if t.spec.AtMostOnce && inv.Once != nil {
+		ops = append(ops, *inv.Once)
+	}
+	if w != nil {
+		ops = append(ops, w.Ops...)
+	}
+	return ops
+}
+
+// settle answers a call whose writes were cancelled by a condition: the
+// claim's failure is a replay of an at-most-once call (CONFLICT); a
+// handler op's failure is the handler's Conflict answer.
+func (r *Registry) settle(ctx context.Context, inv *Invocation, t *tool, w *Write, failed int) Outcome {
+	if t.spec.AtMostOnce && inv.Once != nil {
+		if failed == 0 {
+			return r.shape(ctx, inv, t, nil, Refuse(ClassConflict, msgReplayed))
+		}
+		failed--
+	}
+	if w == nil || w.Conflict == nil {
+		return r.shape(ctx, inv, t, nil, Refuse(ClassConflict, msgConflict))
+	}
+	out, replay, err := w.Conflict(ctx, failed)
+	if err != nil {
+		return r.shape(ctx, inv, t, nil, r.refusalFor(ctx, t.spec.Name, err))
+	}
+	o := r.shape(ctx, inv, t, out, nil)
+	if replay && o.Refusal == nil && o.Err == nil {
+		inv.Audit.Outcome = audit.OutcomeReplay
+	}
+	return o
+}
+
+// shape turns the pipeline's result or refusal into the outcome answered:
+// the CallToolResult for the invocation's revision and the audit outcome.
+func (r *Registry) shape(ctx context.Context, inv *Invocation, t *tool, structured any, refusal *Refusal) Outcome {
+	if err := refusal.passThrough(); err != nil {
+		return Outcome{Err: err} // cancelled, input required, or a protocol error
+	}
+	if refusal != nil {
+		inv.Audit.Outcome = refusal.Class
+		return Outcome{Result: r.refusalResult(inv, refusal), Refusal: refusal}
+	}
+	inv.Audit.Outcome = audit.OutcomeOK
+	if raw, ok := structured.(Raw); ok {
+		return Outcome{Result: &mcp.CallToolResult{Content: raw.Content, IsError: raw.IsError,
+			Meta: map[string]any{"ms": elapsedMs(inv.Arrived)}}}
+	}
+	enc, err := mcp.Marshal(structured)
+	if err != nil {
+		r.opts.Logger.ErrorContext(ctx, "encode tool result", "tool", t.spec.Name, "err", err)
+		ref := Refuse(ClassInternal, msgInternal)
+		inv.Audit.Outcome = ref.Class
+		return Outcome{Result: r.refusalResult(inv, ref), Refusal: ref}
+	}
+	res := &mcp.CallToolResult{
+		Content: []mcp.Content{mcp.TextContent(string(enc))},
+		Meta:    map[string]any{"ms": elapsedMs(inv.Arrived)},
+	}
+	if inv.Revision.HasStructuredOutput() {
+		res.StructuredContent = json.RawMessage(enc)
+	}
+	return Outcome{Result: res, Structured: enc}
+}
+
+// Committer is what Run commits through: the gate (mcp.Gate).
+type Committer interface {
+	Commit(ctx context.Context, adm *mcp.Admission, c mcp.Commitment) error
+}
+
+// Run is the whole governed invocation outside HTTP: Call, then the one
+// commit of the audit row, count requests of rate count (0 for work that
+// does not charge the limit) and the call's writes through the gate, then
+// the effects that follow it. When a condition of the writes fails, the
+// settled outcome is answered and the audit row and count are committed in
+// one more write. adm is the admission the call runs under (a request's,
+// or gate.Readmit's). The error is only a failure to commit at all: then
+// nothing of the call happened.
+//
+// The task worker, the approval page and tests call it; the /mcp exchange
+// commits a request's calls itself (it batches messages and sessions).
+func (r *Registry) Run(ctx context.Context, c Committer, adm *mcp.Admission, inv Invocation, count int) (Outcome, error) {
+	out := r.Call(ctx, inv)
+	ctx = context.WithoutCancel(ctx)
+	writes := out.Writes
+	for round := 0; round < 3; round++ {
+		inv.Audit.DurationMs = time.Since(inv.Arrived).Milliseconds()
+		cm := mcp.Commitment{Audit: []audit.Record{*inv.Audit}, Count: count}
+		if writes != nil {
+			cm.Ops = writes.Ops
+		}
+		err := c.Commit(ctx, adm, cm)
+		var oc *mcp.OpsConflictError
+		switch {
+		case err == nil:
+			if writes != nil {
+				runEffects(ctx, writes.After, r.opts.Logger.ErrorContext)
+			}
+			return out, nil
+		case errors.As(err, &oc) && writes != nil && writes.Settle != nil:
+			out = writes.Settle(ctx, oc.Index)
+			writes = nil
+		case errors.Is(err, mcp.ErrRateExceeded) && count > 0:
+			count = 0
+			writes = nil
+			secs := max(1, inv.Rate.RetryAfterSeconds())
+			ref := &Refusal{Class: ClassRateLimited, Limit: inv.Rate.Limit, RetryAfterS: secs,
+				Message: fmt.Sprintf("Rate limit exceeded for this credential: retry after %d seconds.", secs)}
+			inv.Audit.Outcome = ref.Class
+			out = Outcome{Result: r.refusalResult(&inv, ref), Refusal: ref}
+		default:
+			return Outcome{}, fmt.Errorf("run %s: commit: %w", inv.Name, err)
+		}
+	}
+	return Outcome{}, fmt.Errorf("run %s: commit did not settle", inv.Name)
+}
+
+// runEffects runs the effects that follow a commit, logging a failure
+// with its recovery path.
+func runEffects(ctx context.Context, effects []mcp.Effect, logf func(context.Context, string, ...any)) {
+	for _, e := range effects {
+		ectx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := e.Run(ectx)
+		cancel()
+		if err != nil {
+			logf(ctx, "effect after commit failed", "effect", e.Name, "recovery", e.Recovery, "err", err)
+		}
+	}
+}
 
 // Invoke runs one tool for a protocol method other than tools/call —
 // resources/read, which serves Custody's read tools addressed by URI —
-// through the same governed pipeline as tools/call: kill switch, scope,
-// argument validation against the advertised input schema, the rate-limit
-// verdict the gate decided, the access funnel for a case_id, the handler
-// (credential-class floor, attestation), and the audit fields of req's row
-// (Tool, Matter, the query digest, and Outcome "ok" or the refusal class).
-//
-// args is the tool's arguments object. On success it returns the tool's
-// structured result as compact JSON: exactly the structuredContent tools/call
-// would answer (for a read tool, the attested envelope of CONTRACTS.md §1).
+// through the same invocation core as tools/call (Call), with req's
+// credential, revision, rate verdict, client and audit row. args is the
+// tool's arguments object. On success it returns the tool's structured
+// result as compact JSON: exactly the structuredContent tools/call would
+// answer (for a read tool, the attested envelope of docs/contracts.md §1).
 // Errors: ErrUnknownTool; a *Refusal (use errors.As) when the pipeline or
-// the tool refused; mcp.ErrAskCancelled when the client withdrew the
-// request, mcp.ErrInputRequired when a 2026-era tool asked the client for
-// input, or a *mcp.Error the pipeline answers as a protocol error — each for
-// the method handler to return as is; any other error is a programming
-// error (args that cannot be encoded, or a tool that answers with content
-// blocks instead of JSON).
+// the tool refused; mcp.ErrAskCancelled, mcp.ErrInputRequired or a
+// *mcp.Error for the method handler to return as is. A read tool writes
+// nothing; a tool with writes cannot be served this way (an error).
 func (r *Registry) Invoke(ctx context.Context, req *mcp.Request, name string, args map[string]any) (json.RawMessage, error) {
-	t, ok := r.tools[name]
-	if !ok || !req.Credential.Has(t.spec.Scope) {
-		return nil, ErrUnknownTool
-	}
 	if args == nil {
 		args = map[string]any{}
 	}
@@ -44,27 +288,29 @@ func (r *Registry) Invoke(ctx context.Context, req *mcp.Request, name string, ar
 	if err != nil {
 		return nil, fmt.Errorf("invoke %s: encode arguments: %w", name, err)
 	}
-	// The validator reads the same generic form as on tools/call.
-	doc, err := decodeDoc(raw)
-	if err != nil {
-		return nil, fmt.Errorf("invoke %s: %w", name, err)
-	}
-	req.Audit.Tool = name
-	structured, refusal := r.govern(ctx, req, t, raw, doc)
-	if err := refusal.passThrough(); err != nil {
-		return nil, err // cancelled, input required (2026 era), or a protocol error
-	}
-	if refusal != nil {
-		req.Audit.Outcome = refusal.Class
-		return nil, refusal
-	}
-	if _, isRaw := structured.(Raw); isRaw {
+	out := r.Call(ctx, r.invocation(req, name, raw))
+	switch {
+	case out.Err != nil:
+		return nil, out.Err
+	case out.Refusal != nil:
+		return nil, out.Refusal
+	case out.Writes != nil:
+		return nil, fmt.Errorf("invoke %s: a tool with writes is not served by URI", name)
+	case out.Structured == nil:
 		return nil, fmt.Errorf("invoke %s: the tool answers with content blocks, not a structured result", name)
 	}
-	out, err := mcp.Marshal(structured)
-	if err != nil {
-		return nil, fmt.Errorf("invoke %s: encode result: %w", name, err)
+	return out.Structured, nil
+}
+
+// invocation builds the Invocation of a /mcp request.
+func (r *Registry) invocation(req *mcp.Request, name string, args json.RawMessage) Invocation {
+	inv := Invocation{
+		Name: name, Arguments: args, Credential: req.Credential, Revision: req.Revision,
+		Rate: req.Rate, Peer: req, Now: req.Started, Arrived: req.Arrived, Audit: req.Audit,
+		InBatch: req.InBatch,
 	}
-	req.Audit.Outcome = "ok"
-	return out, nil
+	if op, ok := req.OnceClaim(); ok {
+		inv.Once = &op
+	}
+	return inv
 }

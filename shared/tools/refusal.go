@@ -55,6 +55,8 @@ const (
 	msgKillSwitch  = "This tool is switched off for the firm right now; nothing was done."
 	msgCannotAsk   = "This tool needs to ask the client a question, but this client cannot take one on this request: declare the capability at initialize and accept text/event-stream."
 	msgAskExpired  = "The question this tool asked was not answered in time; nothing was done."
+	msgReplayed    = "This request was already carried out; it runs at most once and was not run again."
+	msgConflict    = "This call conflicts with a change made meanwhile, so it was not carried out; read again and retry."
 )
 
 // cancelled marks a call the client withdrew (it gets no answer at all).

@@ -77,6 +77,9 @@ type MatterScoped interface{ MatterID() string }
 // Call is what a handler knows about the call it serves.
 type Call struct {
 	Credential *auth.Credential
+	// Also is the second credential of an intersected call
+	// (Invocation.Also), nil otherwise.
+	Also *auth.Credential
 	// Who is the caller as the access funnel sees it.
 	Who access.Who
 	// Matter is the matter the input names, resolved through the funnel
@@ -88,10 +91,36 @@ type Call struct {
 	// Peer is the client end of the call: log, report progress, ask for
 	// input (elicitation, sampling) in either era.
 	Peer mcp.Peer
+
+	write *Write
 }
 
-// ClientSafe reports whether the credential is of the client-safe class.
-func (c *Call) ClientSafe() bool { return c.Credential.ClientSafe() }
+// ClientSafe reports whether the call is of the client-safe class: its
+// credential's, or either credential's of an intersected call.
+func (c *Call) ClientSafe() bool {
+	return c.Credential.ClientSafe() || (c.Also != nil && c.Also.ClientSafe())
+}
+
+// Write is a handler's conditional write (issue 9, "answers after the
+// write"): its ops are committed in the call's one transaction with the
+// rate count and the audit row, and the handler's answer stands only once
+// they are written.
+type Write struct {
+	Ops []store.Op
+	// Conflict answers when a condition of Ops failed (failed indexes Ops)
+	// and nothing was written: the answer to give instead — it may read,
+	// such as the original receipt of a replayed call, reported with
+	// replay true (audit outcome "ok:replay") — or an error (a *Refusal
+	// such as CONFLICT). Nil answers CONFLICT.
+	Conflict func(ctx context.Context, failed int) (out any, replay bool, err error)
+	// After are the effects that must follow the commit (a queue send),
+	// each naming its recovery path.
+	After []mcp.Effect
+}
+
+// Write hands the call's writes to the invocation core; a handler calls it
+// at most once, before it returns its answer.
+func (c *Call) Write(w Write) { c.write = &w }
 
 // Sees reports whether the credential may see material of privilege p: a
 // client-safe credential sees only privilege "none" (ARCHITECTURE.md step 8).
@@ -248,6 +277,10 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) error {
 		}
 		if ms, ok := any(input).(MatterScoped); ok && ms.MatterID() != "" {
 			m, err := c.Funnel.Matter(ctx, c.Who, ms.MatterID())
+			if err == nil && c.Also != nil {
+				// An intersected call reaches a matter only when both do.
+				_, err = c.Funnel.Matter(ctx, whoOf(c.Also), ms.MatterID())
+			}
 			if err != nil {
 				return nil, r.refusalFor(ctx, spec.Name, err)
 			}
@@ -305,7 +338,8 @@ func (r *Registry) refusalFor(ctx context.Context, name string, err error) *Refu
 // Install registers tools/list and tools/call on the server.
 func (r *Registry) Install(s *mcp.Server) {
 	s.Register("tools/list", mcp.Method{Handler: r.list, Cacheable: true})
-	s.Register("tools/call", mcp.Method{Handler: r.call, Lane: r.lane, RatesItself: true})
+	s.Register("tools/call", mcp.Method{Handler: r.call, NameParam: "name", MayAsk: true,
+		Lane: r.lane, RatesItself: true, RateLimited: r.rateLimited})
 }
 
 // Names returns every registered tool name, sorted.
@@ -351,7 +385,7 @@ func (r *Registry) StrictSchema(name string) json.RawMessage {
 func (r *Registry) visible(c *auth.Credential) []string {
 	var names []string
 	for n, t := range r.tools {
-		if c.Has(t.spec.Scope) {
+		if r.visibleTo(t, c) {
 			names = append(names, n)
 		}
 	}
@@ -359,12 +393,17 @@ func (r *Registry) visible(c *auth.Credential) []string {
 	return names
 }
 
-func (r *Registry) lane(params json.RawMessage) ratelimit.Lane {
-	var p struct {
-		Name string `json:"name"`
-	}
-	if json.Unmarshal(params, &p) == nil {
-		if t, ok := r.tools[p.Name]; ok {
+// visibleTo reports whether a credential may see and call a tool: its
+// scopes allow it. A tool the credential may not call is absent from its
+// tools/list and unknown to tools/call.
+func (r *Registry) visibleTo(t *tool, c *auth.Credential) bool {
+	return c.Has(t.spec.Scope)
+}
+
+// lane is tools/call's rate lane: the named tool's.
+func (r *Registry) lane(p *mcp.Params) ratelimit.Lane {
+	if name, ok := p.String("name"); ok {
+		if t, ok := r.tools[name]; ok {
 			return t.spec.Lane
 		}
 	}
@@ -390,97 +429,103 @@ func (r *Registry) list(_ context.Context, req *mcp.Request) (any, error) {
 	return res, nil
 }
 
-// call serves tools/call through the governed pipeline.
+// call serves tools/call: a thin adapter from the request to the
+// invocation core (Call); the call's writes join the request's commit and
+// its answer is settled after it.
 func (r *Registry) call(ctx context.Context, req *mcp.Request) (any, error) {
-	var p mcp.CallToolParams
-	if err := mcp.DecodeParams(req.Params, &p); err != nil {
-		return nil, err
-	}
-	if p.Name == "" {
+	name, ok := req.Params.String("name")
+	switch {
+	case !ok && req.Params.Get("name") != nil:
+		return nil, mcp.InvalidParams("Invalid params: the field 'name' has the wrong type.")
+	case name == "":
 		return nil, mcp.InvalidParams("Invalid params: the tool name is required.")
 	}
-	cred := req.Credential
-	t, ok := r.tools[p.Name]
-	if !ok || !cred.Has(t.spec.Scope) {
-		// A tool the scopes do not allow is indistinguishable from none
-		// (DECISIONS.md "Answers on the wire").
-		return nil, mcp.InvalidParams("Unknown tool.")
+	out := r.Call(ctx, r.invocation(req, name, req.Params.Get("arguments")))
+	if out.Err != nil {
+		if errors.Is(out.Err, ErrUnknownTool) {
+			return nil, mcp.InvalidParams("Unknown tool.")
+		}
+		return nil, out.Err
 	}
-	args := p.Arguments
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage(`{}`)
+	if w := out.Writes; w != nil {
+		req.Write(mcp.Writes{Ops: w.Ops, After: w.After, OnConflict: func(ctx context.Context, failed int) (any, error) {
+			o := w.Settle(ctx, failed)
+			if o.Err != nil {
+				return nil, o.Err
+			}
+			return o.Result.Encode()
+		}})
 	}
-	doc, err := decodeDoc(args)
-	if err != nil {
-		return nil, mcp.InvalidParams("Invalid params: arguments must be an object.")
-	}
-	if _, isObject := doc.(map[string]any); !isObject {
-		return nil, mcp.InvalidParams("Invalid params: arguments must be an object.")
-	}
-	req.Audit.Tool = p.Name
-	structured, refusal := r.govern(ctx, req, t, args, doc)
-	if err := refusal.passThrough(); err != nil {
-		return nil, err // cancelled, input required, or a protocol error
-	}
-	if refusal != nil {
-		req.Audit.Outcome = refusal.Class
-		return r.refusalResult(req, refusal).Encode()
-	}
-	req.Audit.Outcome = "ok"
-	res, err := r.successResult(req, structured)
-	if err != nil {
-		return nil, err
-	}
-	return res.Encode()
+	return out.Result.Encode()
 }
 
-// govern runs steps 3 and 5–10 for a known tool the credential may call.
-func (r *Registry) govern(ctx context.Context, req *mcp.Request, t *tool, args json.RawMessage, doc any) (any, *Refusal) {
-	cred := req.Credential
+// rateLimited is tools/call's rate refusal when the reservation fails at
+// commit: the isError RATE_LIMITED result admission would have answered.
+func (r *Registry) rateLimited(req *mcp.Request) any {
+	inv := r.invocation(req, "", nil)
+	secs := max(1, req.Rate.RetryAfterSeconds())
+	res, _ := r.refusalResult(&inv, &Refusal{Class: ClassRateLimited, Limit: req.Rate.Limit, RetryAfterS: secs,
+		Message: fmt.Sprintf("Rate limit exceeded for this credential: retry after %d seconds.", secs)}).Encode()
+	return res
+}
+
+// govern runs steps 3 and 5–10 for a known tool the credential may call:
+// kill switch, the client capabilities the tool needs, validation, the
+// rate verdict, then the handler (funnel, class floor, attestation). It
+// returns the handler's result and writes, or the refusal.
+func (r *Registry) govern(ctx context.Context, inv *Invocation, t *tool, args json.RawMessage, doc any) (any, *Write, *Refusal) {
+	cred := inv.Credential
 	if r.opts.KillSwitch.FrozenTenants[cred.Tenant] || r.opts.KillSwitch.DisabledTools[t.spec.Name] {
-		return nil, Refuse(ClassKillSwitch, msgKillSwitch)
+		return nil, nil, Refuse(ClassKillSwitch, msgKillSwitch)
 	}
-	if missing := missingCapabilities(req, t.spec.Requires); missing != nil {
-		if req.Era2026() {
-			// Decided before anything runs (PROTOCOL.md "body first", step 4).
-			return nil, &Refusal{Class: classProtocol, protocol: &mcp.Error{Code: mcp.CodeMissingRequiredCapability,
+	peer := inv.Peer
+	if peer == nil {
+		peer = mcp.NoPeer{}
+	}
+	if missing := missingCapabilities(peer, t.spec.Requires); missing != nil {
+		if inv.Revision == mcp.Rev20260728 {
+			// Decided before anything runs (docs/protocol.md "body first", step 4).
+			return nil, nil, &Refusal{Class: classProtocol, protocol: &mcp.Error{Code: mcp.CodeMissingRequiredCapability,
 				Message: "This tool needs a client capability the request did not declare.",
 				Data:    map[string]any{"requiredCapabilities": missing}}}
 		}
-		return nil, Refuse(ClassValidation, msgCannotAsk)
+		return nil, nil, Refuse(ClassValidation, msgCannotAsk)
 	}
 	if err := r.prepare(t); err != nil {
 		r.opts.Logger.ErrorContext(ctx, "tool not prepared", "tool", t.spec.Name, "err", err)
-		return nil, Refuse(ClassInternal, msgInternal)
+		return nil, nil, Refuse(ClassInternal, msgInternal)
 	}
 	if err := t.validator.Validate(doc); err != nil {
-		return nil, validationRefusal(err)
+		return nil, nil, validationRefusal(err)
 	}
 	if q := queryOf(doc); q != "" {
-		req.Audit.SetQuery(q)
+		inv.Audit.SetQuery(q)
 	}
 	if caseID, ok := doc.(map[string]any)["case_id"].(string); ok {
-		req.Audit.Matter = caseID
+		inv.Audit.Matter = caseID
 	}
-	if !req.Rate.Allowed {
-		secs := req.Rate.RetryAfterSeconds()
-		return nil, &Refusal{Class: ClassRateLimited, Limit: req.Rate.Limit, RetryAfterS: secs,
+	if !inv.Rate.Allowed {
+		secs := inv.Rate.RetryAfterSeconds()
+		return nil, nil, &Refusal{Class: ClassRateLimited, Limit: inv.Rate.Limit, RetryAfterS: secs,
 			Message: fmt.Sprintf("Rate limit exceeded for this credential: retry after %d seconds.", secs)}
 	}
-	if t.spec.AtMostOnce {
-		switch err := req.ClaimOnce(ctx); {
-		case errors.Is(err, mcp.ErrReplay):
-			return nil, Refuse(ClassConflict, "This request was already carried out; it runs at most once and was not run again.")
-		case err != nil:
-			return nil, r.refusalFor(ctx, t.spec.Name, err)
-		}
+	if t.spec.Lane == ratelimit.LaneWrite && inv.InBatch {
+		return nil, nil, Refuse(ClassValidation, "Write tools are not accepted inside a JSON-RPC batch; send this call on its own.")
 	}
 	c := &Call{
-		Credential: cred,
-		Who:        access.Who{Tenant: cred.Tenant, Principal: cred.Owner, AllowList: cred.AllowList},
-		Now:        req.Started, Revision: req.Revision, Funnel: r.opts.Funnel, Peer: req,
+		Credential: cred, Also: inv.Also, Who: whoOf(cred),
+		Now: inv.Now, Revision: inv.Revision, Funnel: r.opts.Funnel, Peer: peer,
 	}
-	return t.run(ctx, c, args)
+	out, refusal := t.run(ctx, c, args)
+	if refusal != nil {
+		return nil, nil, refusal
+	}
+	return out, c.write, nil
+}
+
+// whoOf is a credential as the access funnel sees it.
+func whoOf(c *auth.Credential) access.Who {
+	return access.Who{Tenant: c.Tenant, Principal: c.Owner, AllowList: c.AllowList}
 }
 
 // queryOf returns the free-text "query" argument, if any: the audit row
@@ -504,38 +549,17 @@ type Raw struct {
 	IsError bool
 }
 
-// successResult shapes a success for the session's revision: the envelope
-// as structuredContent (2025-06-18 and later) and always as JSON text.
-func (r *Registry) successResult(req *mcp.Request, structured any) (*mcp.CallToolResult, error) {
-	if raw, ok := structured.(Raw); ok {
-		return &mcp.CallToolResult{Content: raw.Content, IsError: raw.IsError,
-			Meta: map[string]any{"ms": elapsedMs(req.Arrived)}}, nil
-	}
-	raw, err := mcp.Marshal(structured)
-	if err != nil {
-		return nil, fmt.Errorf("encode %s result: %w", req.Audit.Tool, err)
-	}
-	res := &mcp.CallToolResult{
-		Content: []mcp.Content{mcp.TextContent(string(raw))},
-		Meta:    map[string]any{"ms": elapsedMs(req.Arrived)},
-	}
-	if req.Revision.HasStructuredOutput() {
-		res.StructuredContent = json.RawMessage(raw)
-	}
-	return res, nil
-}
-
 // refusalResult shapes a refusal: isError, the sentence as text, and
 // {"error": …} as structuredContent, or for revisions without structured
 // output as a second text block.
-func (r *Registry) refusalResult(req *mcp.Request, ref *Refusal) *mcp.CallToolResult {
+func (r *Registry) refusalResult(inv *Invocation, ref *Refusal) *mcp.CallToolResult {
 	body := map[string]*Refusal{"error": ref}
 	res := &mcp.CallToolResult{
 		IsError: true,
 		Content: []mcp.Content{mcp.TextContent(ref.Message)},
-		Meta:    map[string]any{"ms": elapsedMs(req.Arrived)},
+		Meta:    map[string]any{"ms": elapsedMs(inv.Arrived)},
 	}
-	if req.Revision.HasStructuredOutput() {
+	if inv.Revision.HasStructuredOutput() {
 		res.StructuredContent = body
 	} else {
 		raw, _ := mcp.Marshal(body)
@@ -546,12 +570,12 @@ func (r *Registry) refusalResult(req *mcp.Request, ref *Refusal) *mcp.CallToolRe
 
 // missingCapabilities returns the client capabilities a tool requires that
 // the request did not declare ({"sampling": {}}), or nil.
-func missingCapabilities(req *mcp.Request, required []string) map[string]any {
+func missingCapabilities(peer mcp.Peer, required []string) map[string]any {
 	if len(required) == 0 {
 		return nil
 	}
 	var declared map[string]json.RawMessage
-	_ = json.Unmarshal(req.ClientCapabilities(), &declared)
+	_ = json.Unmarshal(peer.ClientCapabilities(), &declared)
 	var missing map[string]any
 	for _, c := range required {
 		if declared[c] == nil {
