@@ -23,6 +23,11 @@ type Fault struct {
 	// Reset closes the connection with a TCP reset instead of answering;
 	// otherwise the answer is HTTP 500 InternalServerError.
 	Reset bool
+	// Throttled answers HTTP 400 ProvisionedThroughputExceededException
+	// instead, without passing the request on: the contrast case, a refusal
+	// after which the client knows nothing was applied (the SDK retries it
+	// too). Applied and Reset must be false with it.
+	Throttled bool
 	// Meanwhile, when set, runs after the request was (or was not) applied
 	// and before the client learns of the failure: another writer's step
 	// between an attempt and its retry. It may use the same server.
@@ -86,7 +91,7 @@ func (f *Faults) Middleware(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if fault.Applied {
+		if fault.Applied && !fault.Throttled {
 			next.ServeHTTP(httptest.NewRecorder(), r) // the answer is lost
 		} else {
 			_, _ = io.Copy(io.Discard, r.Body)
@@ -94,13 +99,18 @@ func (f *Faults) Middleware(next http.Handler) http.Handler {
 		if fault.Meanwhile != nil {
 			fault.Meanwhile()
 		}
-		if fault.Reset && reset(w) {
-			return
-		}
 		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-		w.WriteHeader(http.StatusInternalServerError)
-		_, _ = io.WriteString(w, `{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError",`+
-			`"message":"Internal server error (dynamotest.Faults)"}`)
+		switch {
+		case fault.Throttled:
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"__type":"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",`+
+				`"message":"The level of configured provisioned throughput for the table was exceeded (dynamotest.Faults)."}`)
+		case fault.Reset && reset(w):
+		default:
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = io.WriteString(w, `{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError",`+
+				`"message":"Internal server error (dynamotest.Faults)"}`)
+		}
 	})
 }
 
