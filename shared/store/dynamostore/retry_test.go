@@ -1,9 +1,14 @@
 package dynamostore_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -196,7 +201,8 @@ func TestATransactionWhoseAnswerWasLostReportsItsSuccess(t *testing.T) {
 	for _, lost := range lostAnswers {
 		t.Run("puts and an update, "+lost.name+", is nil and applied once", func(t *testing.T) {
 			faults := &dynamotest.Faults{}
-			e := newEnv(t, faults.Middleware)
+			tokens := &requestTokens{}
+			e := newEnv(t, tokens.middleware, faults.Middleware)
 			mustPut(t, e.store, store.Item{PK: counter.PK, SK: counter.SK, Version: 1, Attrs: map[string]any{"n": int64(0)}})
 			e.requests.reset()
 			faults.Next("TransactWriteItems", lost.fault)
@@ -210,6 +216,11 @@ func TestATransactionWhoseAnswerWasLostReportsItsSuccess(t *testing.T) {
 			}
 			if n := e.requests.get("TransactWriteItems"); n != 2 {
 				t.Errorf("%d TransactWriteItems requests, want 2 (the attempt and the SDK's resend)", n)
+			}
+			// What lets DynamoDB itself answer the resend: the SDK fills
+			// ClientRequestToken once per call, so both attempts carry it.
+			if got := tokens.get(); len(got) != 2 || got[0] == "" || got[0] != got[1] {
+				t.Errorf("ClientRequestTokens of the attempts = %q, want one token twice", got)
 			}
 			wantStored(t, e, claim.Key(), &claim)
 			wantStored(t, e, audit.Key(), &audit)
@@ -439,6 +450,34 @@ func TestTheWriteTokenIsStoredAndHidden(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", name, d)
 		}
 	}
+}
+
+// requestTokens records the ClientRequestToken of every TransactWriteItems
+// request.
+type requestTokens struct {
+	mu     sync.Mutex
+	tokens []string
+}
+
+func (rt *requestTokens) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if operation(r) == "TransactWriteItems" {
+			body, _ := io.ReadAll(r.Body)
+			var in struct{ ClientRequestToken string }
+			_ = json.Unmarshal(body, &in)
+			rt.mu.Lock()
+			rt.tokens = append(rt.tokens, in.ClientRequestToken)
+			rt.mu.Unlock()
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (rt *requestTokens) get() []string {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return append([]string(nil), rt.tokens...)
 }
 
 // rawToken is the write token stored with the item at k.
