@@ -126,7 +126,8 @@ const (
 	// DynamoDB counts it: the UTF-8 length of every attribute name plus the
 	// size of its value (strings by UTF-8 length, []byte by length, numbers
 	// by one byte per two significant digits plus one, bool as 1), keys and
-	// index keys included.
+	// index keys included, and the write token (WriteTokenAttr) on every
+	// item.
 	MaxItemBytes = 400 * 1024
 	// MaxTransactItems is the most operations one Transact accepts.
 	MaxTransactItems = 25
