@@ -8,7 +8,8 @@
 # its /var/lib/clamav database, and nothing here downloads signatures. So the
 # services are kept from starting at install time (policy-rc.d answers 101 =
 # "action forbidden" to invoke-rc.d, which the maintainer scripts call) and
-# disabled afterwards where systemd runs.
+# disabled afterwards where systemd runs (they were not running before: the
+# package was not installed).
 #
 # Usage: scripts/ci/install-clamav.sh   (as root; does nothing when clamd is
 # already installed at a 1.4 version). Callable from .ci/run.
@@ -21,16 +22,28 @@ installed_version() {
 		awk '$1 == "install" && $3 == "installed" { print $4 }'
 }
 
-v="$(installed_version || true)"
-if [[ "$v" == ${want_series}* && -x /usr/sbin/clamd ]]; then
-	echo "clamav-daemon $v is installed"
-	exit 0
-fi
+already_installed() {
+	local v
+	v="$(installed_version || true)"
+	if [[ "$v" == ${want_series}* && -x /usr/sbin/clamd ]]; then
+		echo "clamav-daemon $v is installed"
+		return 0
+	fi
+	return 1
+}
+
+already_installed && exit 0
 
 if [[ "$(id -u)" != 0 ]]; then
 	echo "install-clamav: clamav-daemon ${want_series}x is missing and installing it needs root (apt-get install clamav-daemon)" >&2
 	exit 1
 fi
+
+# One install at a time: test binaries of several packages may call this at
+# once (apt's own locks would make the second fail rather than wait).
+exec 9>/var/lock/custody-install-clamav.lock
+flock 9
+already_installed && exit 0
 
 # Keep the package's services from starting while it installs; restore any
 # policy-rc.d that was there before.

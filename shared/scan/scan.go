@@ -180,10 +180,10 @@ var (
 	ErrEventDriven = errors.New("scan: engine reports by event, not by Scan")
 )
 
-// Check applies the port's request rules that every engine shares: a
+// CheckRequest applies the port's request rules that every engine shares: a
 // non-nil open, size in [0, maxBytes]. It returns nil or an error wrapping
 // ErrInvalid or ErrTooLarge, and the reason phrase for Fail.
-func Check(open Opener, size, maxBytes int64) (reason string, err error) {
+func CheckRequest(open Opener, size, maxBytes int64) (reason string, err error) {
 	switch {
 	case open == nil:
 		return "invalid request", fmt.Errorf("%w: no opener", ErrInvalid)

@@ -176,7 +176,7 @@ func (e *Engine) MaxBytes() int64 { return e.o.Max }
 // ErrLimits for clamd's limits, ErrUnavailable for everything else that
 // kept clamd from answering, and the context's error when ctx ended.
 func (e *Engine) Scan(ctx context.Context, open scan.Opener, size int64) (scan.Verdict, error) {
-	if reason, err := scan.Check(open, size, e.o.Max); err != nil {
+	if reason, err := scan.CheckRequest(open, size, e.o.Max); err != nil {
 		return scan.Fail(Name, reason, err)
 	}
 	if err := ctx.Err(); err != nil {

@@ -49,7 +49,7 @@ func New() Engine { return Engine{} }
 // answers infected, with threat scan.EICARThreat, when it is the EICAR test
 // file, clean otherwise. Errors as the port's (scan.Scanner).
 func (Engine) Scan(ctx context.Context, open scan.Opener, size int64) (scan.Verdict, error) {
-	if reason, err := scan.Check(open, size, MaxBytes); err != nil {
+	if reason, err := scan.CheckRequest(open, size, MaxBytes); err != nil {
 		return scan.Fail(Name, reason, err)
 	}
 	if err := ctx.Err(); err != nil {
