@@ -24,7 +24,8 @@
 // doubling backoff, each attempt reading the object afresh from its Opener.
 // A reader that fails is not retried (ErrSource: the engine is not at
 // fault), nor is a Heuristics.Limits answer (the same object meets the same
-// limit). Only an explicit "stream: OK" to a stream that was sent whole is
+// limit). Every attempt starts by knowing clamd ARMED (see Posture), so an
+// attempt after one that found clamd unavailable asks it again first. Only an explicit "stream: OK" to a stream that was sent whole is
 // clean.
 //
 // # Limits
@@ -41,9 +42,12 @@
 // Check asks clamd now: PING must answer PONG, and a scan of the EICAR test
 // file must answer FOUND, because a clamd without signatures answers OK to
 // everything. Posture caches Check's answer for 30 s (a hint, not
-// authority). Scan trusts a cached ARMED and otherwise runs Check first, so
-// no verdict is clean unless clamd detected EICAR within the last 30 s; a
-// scan that finds clamd unavailable drops the cached ARMED.
+// authority). Each Scan attempt trusts a cached ARMED and otherwise runs
+// Check first, so no verdict is clean unless clamd detected EICAR within
+// the last 30 s; an attempt that finds clamd unavailable drops the cached
+// ARMED. The cache's price: a clamd that lost its signatures while a cached
+// ARMED lasts could answer OK for up to 30 s (a restarted clamd with no
+// signature file at all refuses to start).
 package clamd
 
 import (
@@ -182,20 +186,16 @@ func (e *Engine) Scan(ctx context.Context, open scan.Opener, size int64) (scan.V
 	if err := ctx.Err(); err != nil {
 		return cancelled(err)
 	}
-	if err := e.armed(ctx); err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return cancelled(ctxErr)
-		}
-		return scan.Fail(Name, "engine unavailable or failed its self-test", err)
-	}
 	var last *attemptError
-	for attempt := 1; attempt <= e.o.Attempts; attempt++ {
-		if attempt > 1 {
-			if err := sleep(ctx, e.o.Backoff<<(attempt-2)); err != nil {
+	attempts := 0
+	for attempts < e.o.Attempts {
+		if attempts > 0 {
+			if err := sleep(ctx, e.o.Backoff<<(attempts-1)); err != nil {
 				return cancelled(err)
 			}
 		}
-		v, aerr := e.instream(ctx, open, size, e.o.IOTimeout, e.o.ReplyTimeout)
+		attempts++
+		v, aerr := e.attempt(ctx, open, size)
 		if aerr == nil {
 			return v, nil
 		}
@@ -203,14 +203,24 @@ func (e *Engine) Scan(ctx context.Context, open scan.Opener, size int64) (scan.V
 			return cancelled(ctxErr)
 		}
 		last = aerr
+		if errors.Is(aerr.err, scan.ErrUnavailable) {
+			// The next attempt, and Posture, ask clamd again first.
+			e.forget()
+		}
 		if !aerr.retry {
 			break
 		}
 	}
-	if errors.Is(last.err, scan.ErrUnavailable) {
-		e.forget()
+	return scan.Fail(Name, last.reason, fmt.Errorf("after %d attempt(s): %w", attempts, last.err))
+}
+
+// attempt is one try: clamd known ARMED (cached, or checked now), then the
+// object streamed.
+func (e *Engine) attempt(ctx context.Context, open scan.Opener, size int64) (scan.Verdict, *attemptError) {
+	if err := e.armed(ctx); err != nil {
+		return scan.Verdict{}, &attemptError{retry: true, reason: "engine unavailable or failed its self-test", err: err}
 	}
-	return scan.Fail(Name, last.reason, fmt.Errorf("after %d attempt(s): %w", e.o.Attempts, last.err))
+	return e.instream(ctx, open, size, e.o.IOTimeout, e.o.ReplyTimeout)
 }
 
 // Posture is the cached answer of Check, asked again once it is older than

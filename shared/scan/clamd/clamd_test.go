@@ -74,7 +74,7 @@ func TestVerdictsByContentNotName(t *testing.T) {
 }
 
 // clamd killed while the object streams: the attempt breaks, the retries
-// find nothing listening, and the verdict is failed, never clean.
+// find nothing answering PING, and the verdict is failed, never clean.
 func TestKilledMidStreamIsFailed(t *testing.T) {
 	srv := clamdtest.Start(t, clamdtest.Config{})
 	e := srv.Engine(t, fast)
@@ -106,9 +106,6 @@ func TestKilledMidStreamIsFailed(t *testing.T) {
 	scantest.Agree(t, r.v, r.err)
 	if r.v.Result != scan.Failed || !errors.Is(r.err, scan.ErrUnavailable) {
 		t.Errorf("Scan() = %+v, %v; want failed wrapping ErrUnavailable", r.v, r.err)
-	}
-	if got, want := opens.Load(), int32(clamd.DefaultAttempts); got != want {
-		t.Errorf("the object was opened %d times, want %d (one per attempt)", got, want)
 	}
 	if p := e.Posture(context.Background()); p != scan.Broken {
 		t.Errorf("Posture() = %s after the failed scan, want BROKEN", p)
