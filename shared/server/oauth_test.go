@@ -155,12 +155,12 @@ func TestWithAPIKeysOnlyTheChallengeIsRealmCustodyAndThereIsNoMetadata(t *testin
 	for _, p := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"} {
 		expectStatus(t, servertest.DoURL(t, base+p, http.MethodGet, nil), http.StatusNotFound)
 	}
-	// A JWT is just an unknown credential here.
+	// A JWT is just an unknown credential here: invalid_token, no metadata.
 	iss := oauthtest.New(t)
 	tok := iss.Sign(t, jose.ES256, oauthtest.ECKeyID, iss.AccessToken(env.Clock.Now(), env.URL, seed.DemoTenant, seed.DemoAttorney, allScopes...))
 	r = env.Do(t, http.MethodPost, initBody(2), "Authorization: Bearer "+tok)
 	expectStatus(t, r, http.StatusUnauthorized)
-	if got := r.Header.Get("WWW-Authenticate"); got != `Bearer realm="custody"` {
+	if got := r.Header.Get("WWW-Authenticate"); got != `Bearer realm="custody", error="invalid_token"` {
 		t.Errorf("WWW-Authenticate for a JWT without an issuer = %q", got)
 	}
 	if iss.Fetches() != 0 {
