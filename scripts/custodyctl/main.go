@@ -405,8 +405,8 @@ func connect(ctx context.Context, eng engine.Config, dir datadir.Dir) (operator,
 				// A server that died without removing its address: the
 				// store file is free (its lock says so if not).
 			default:
-				return nil, fmt.Errorf("%s names %s, but the process there did not prove it is this data folder's dev server, so nothing was sent to it; "+
-					"if no dev server runs on %s, delete that file (a dev server's start removes a stale one): %w",
+				return nil, fmt.Errorf("%s names %s, but the process listening there did not prove it is this data folder's dev server, "+
+					"and it was sent nothing but a challenge; if no dev server runs on %s, delete that file (a dev server removes a stale one when it starts): %w",
 					dir.Path(datadir.AdminAddrFile), addr, dir, verr)
 			}
 		case !errors.Is(err, fs.ErrNotExist):
