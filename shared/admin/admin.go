@@ -71,7 +71,10 @@ func Info(c *auth.Credential) KeyInfo {
 
 // Handler serves /admin/keys (GET ?tenant=…, POST),
 // /admin/keys/{id}/revoke (POST ?tenant=…), and the record's administration
-// (records.go): /admin/tenants, /admin/import and /admin/screens (POST).
+// (records.go): /admin/tenants, /admin/import and /admin/screens (POST),
+// each only when signed after a challenge, and POST /admin/challenge, the
+// one route that takes no credential (handshake.go). token is the data
+// folder's admin token; now dates nonces and records.
 func Handler(st store.Store, token string, now func() time.Time) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /admin/keys", func(w http.ResponseWriter, r *http.Request) {

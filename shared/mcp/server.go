@@ -44,9 +44,10 @@ import (
 // real engines.
 type Gate interface {
 	// Admit authenticates the presented token from scratch and, in the same
-	// batch read, fetches the session and the lane's rate bucket. A missing,
+	// batch read, fetches the session and the lane's rate bucket. An
 	// unknown or revoked credential is an Admission without Credential (and
-	// no error); an error means the store could not answer.
+	// no error; the Server answers it invalid_token, Admission.Denial); an
+	// error means the store could not answer.
 	Admit(ctx context.Context, req AdmitRequest) (*Admission, error)
 	// Commit performs the request's one write: the rate count, the audit
 	// rows and any session change, atomically.
