@@ -44,9 +44,10 @@ import (
 // real engines.
 type Gate interface {
 	// Admit authenticates the presented token from scratch and, in the same
-	// batch read, fetches the session and the lane's rate bucket. A missing,
+	// batch read, fetches the session and the lane's rate bucket. An
 	// unknown or revoked credential is an Admission without Credential (and
-	// no error); an error means the store could not answer.
+	// no error; the Server answers it invalid_token, Admission.Denial); an
+	// error means the store could not answer.
 	Admit(ctx context.Context, req AdmitRequest) (*Admission, error)
 	// Commit performs the request's one write: the rate count, the audit
 	// rows and any session change, atomically.
@@ -75,14 +76,17 @@ type Admission struct {
 	State any
 	// Denial explains a refused credential (nil Credential): the bearer
 	// error for the challenge (RFC 6750 §3.1) and whether it is a 403. Zero
-	// means a plain 401 with the server's challenge.
+	// means refused for no reason the gate names: the server answers 401
+	// invalid_token when the client presented the credential, and the bare
+	// challenge when it presented none (Options.AnonymousToken).
 	Denial Denial
 }
 
 // Denial is why a presented credential was refused.
 type Denial struct {
 	// Error is the RFC 6750 error code: "invalid_token" (401) or
-	// "insufficient_scope" (403); "" for a missing or unknown credential.
+	// "insufficient_scope" (403); "" for a credential the gate does not
+	// know (unknown, revoked, of no shape it takes).
 	Error string
 	// Scope is the scope the resource requires (for insufficient_scope).
 	Scope string
@@ -459,7 +463,13 @@ func (s *Server) logOutcome(x *exchange, status int) {
 // admit authenticates; on failure it has already answered.
 func (s *Server) admit(w http.ResponseWriter, r *http.Request, sessionID string, lane ratelimit.Lane, id ID) (*exchange, bool) {
 	now := s.opts.Now()
-	token, presented := auth.Presented(r.Header)
+	token, presented, err := auth.Presented(r.Header)
+	if err != nil { // two credentials: refused before either is resolved
+		w.Header().Set("WWW-Authenticate", s.opts.Challenge+`, error="invalid_request"`)
+		writeError(w, http.StatusBadRequest, id, &Error{Code: CodeInvalidRequest,
+			Message: "Invalid request: more than one credential is presented; send exactly one, as 'Authorization: Bearer <credential>' or as 'X-API-Key: <key>'."})
+		return nil, false
+	}
 	if !presented && s.opts.AnonymousToken != "" {
 		token = s.opts.AnonymousToken
 	}
@@ -477,7 +487,13 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, sessionID string,
 		return nil, false
 	}
 	if adm.Credential == nil {
-		s.unauthorized(w, id, adm.Denial)
+		d := adm.Denial
+		if d.Error == "" && presented {
+			// A credential the client presented and that failed, whatever
+			// the reason, is invalid_token (RFC 6750 §3.1).
+			d.Error = "invalid_token"
+		}
+		s.unauthorized(w, id, d)
 		return nil, false
 	}
 	x.adm = adm
@@ -485,10 +501,12 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, sessionID string,
 }
 
 // unauthorized answers a missing or refused credential: 401 with the Bearer
-// challenge (and error="invalid_token" for a token that failed
-// verification), or 403 insufficient_scope for a valid token lacking the
-// scope /mcp itself requires (RFC 6750 §3.1; MCP basic/authorization
-// §Error Handling).
+// challenge, bare when no bearer credential was presented and with
+// error="invalid_token" when one was and failed, or 403 insufficient_scope
+// for a valid token lacking the scope /mcp itself requires (RFC 6750 §3.1;
+// MCP basic/authorization §Error Handling). A failed credential gets one
+// message whatever the reason, so the answer never tells a revoked key from
+// one that never existed.
 func (s *Server) unauthorized(w http.ResponseWriter, id ID, d Denial) {
 	challenge := s.opts.Challenge
 	status, msg := http.StatusUnauthorized,
@@ -496,7 +514,7 @@ func (s *Server) unauthorized(w http.ResponseWriter, id ID, d Denial) {
 	switch d.Error {
 	case "invalid_token":
 		challenge += `, error="invalid_token"`
-		msg = "Authentication failed: the bearer token is invalid, expired or not issued for this server."
+		msg = "Authentication failed: the credential presented was revoked, has expired, is unknown or was not issued for this server."
 	case "insufficient_scope":
 		status = http.StatusForbidden
 		challenge += `, error="insufficient_scope"`
