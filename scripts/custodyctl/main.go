@@ -15,14 +15,15 @@
 // (scripts/internal/engine): STORE_ENGINE=file|dynamodb, DYNAMODB_TABLE,
 // DYNAMODB_ENDPOINT (emulators only). With the file engine, a running dev
 // server holds the store's lock, so custodyctl goes through its
-// loopback-only admin endpoint (address and token in the data folder);
-// against a stopped one it opens the store file directly. With DynamoDB it
+// loopback-only admin endpoint (address and token in the data folder; the
+// server proves it holds the token before custodyctl sends anything, and
+// the token itself is never sent); against a stopped one it opens the
+// store file directly. With DynamoDB it
 // acts on the table directly, and every server on the table sees the change
 // on its next request: a revoked key fails, a screened principal is refused.
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -46,6 +47,10 @@ import (
 )
 
 const usage = `usage: custodyctl [--data DIR] COMMAND
+
+  --data DIR   the dev server's data folder (default .custody): its admin token and
+               address, or its store file when no server runs on it
+  -h, --help   this text; after a command, that command's flags
 
 commands:
   table create
@@ -79,13 +84,53 @@ func main() {
 var errUsage = errors.New("see the usage above")
 
 // run executes one command. Configuration comes from args and getenv only;
-// results go to stdout, notes to stderr.
+// results go to stdout, notes to stderr. -h or --help, before or after a
+// command, prints the usage to stdout and succeeds.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	err := runCommand(ctx, args, getenv, stdout, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil // -h or --help: the usage went to stdout
+	}
+	return err
+}
+
+// parse parses args into fl. -h or --help prints fl's usage to stdout and
+// returns flag.ErrHelp (which run reports as success); another error
+// prints it to stderr.
+func parse(fl *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
+	usage := fl.Usage
+	fl.Usage = func() {} // printed below, where it belongs
+	fl.SetOutput(stderr)
+	err := fl.Parse(args)
+	fl.Usage = usage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fl.SetOutput(stdout)
+		usage()
+	case err != nil:
+		usage()
+	}
+	return err
+}
+
+// subUsage is a subcommand's usage: its line and its flags.
+func subUsage(fl *flag.FlagSet, line string) func() {
+	return func() {
+		fmt.Fprintf(fl.Output(), "usage: custodyctl [--data DIR] %s\n", line)
+		n := 0
+		fl.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprintf(fl.Output(), "\nflags:\n")
+			fl.PrintDefaults()
+		}
+	}
+}
+
+func runCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	global := flag.NewFlagSet("custodyctl", flag.ContinueOnError)
-	global.SetOutput(stderr)
 	data := global.String("data", datadir.Default, "the data folder (file engine; secrets)")
-	global.Usage = func() { fmt.Fprint(stderr, usage) }
-	if err := global.Parse(args); err != nil {
+	global.Usage = func() { fmt.Fprint(global.Output(), usage) }
+	if err := parse(global, args, stdout, stderr); err != nil {
 		return err
 	}
 	eng, err := engine.FromEnv(getenv)
@@ -101,17 +146,111 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if len(rest) > 1 {
 		sub = rest[1]
 	}
-	switch {
-	case cmd == "table" && sub == "create":
-		if len(rest) != 2 {
-			global.Usage()
-			return errUsage
+	// Each command parses and checks its arguments before anything is
+	// opened, so -h, a typo or a missing flag touches no store.
+	fl := flag.NewFlagSet(cmd+" "+sub, flag.ContinueOnError)
+	tenant := fl.String("tenant", "demo", "tenant id")
+	var act func(op operator) error
+	name := cmd + " " + sub
+	if cmd == "import" {
+		name = cmd // its argument is a file
+	}
+	switch name {
+	case "table create":
+		fl = flag.NewFlagSet(cmd+" "+sub, flag.ContinueOnError)
+		fl.Usage = subUsage(fl, "table create")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		if fl.NArg() != 0 {
+			return errors.New("table create takes no arguments")
 		}
 		return createTable(ctx, eng, stdout)
-	case cmd == "tenant" && sub == "create", cmd == "import",
-		cmd == "keys" && (sub == "mint" || sub == "list" || sub == "revoke"),
-		cmd == "screen" && (sub == "add" || sub == "remove"):
+	case "tenant create":
+		fl.Usage = subUsage(fl, "tenant create --tenant ID --name NAME")
+		name := fl.String("name", "", "the firm's name (required)")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		act = func(op operator) error {
+			t, err := op.CreateTenant(ctx, admin.TenantRequest{ID: *tenant, Name: *name})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "created tenant %s (%s)\n", t.ID, t.Name)
+			return nil
+		}
+	case "import":
+		fl = flag.NewFlagSet(cmd, flag.ContinueOnError)
+		fl.Usage = subUsage(fl, "import FILE")
+		if err := parse(fl, rest[1:], stdout, stderr); err != nil {
+			return err
+		}
+		if fl.NArg() != 1 {
+			return errors.New("import: name one fixture file (the seed format, shared/records)")
+		}
+		fixture, err := os.ReadFile(fl.Arg(0))
+		if err != nil {
+			return err
+		}
+		act = func(op operator) error { return importFile(ctx, op, fl.Arg(0), fixture, stdout) }
+	case "keys mint":
+		fl.Usage = subUsage(fl, "keys mint --owner PRINCIPAL --scopes \"read docs:read\" [flags]")
+		mint, err := mintRequest(fl, tenant, rest[2:], stdout, stderr)
+		if err != nil {
+			return err
+		}
+		act = func(op operator) error { return mintKey(ctx, op, mint, stdout, stderr) }
+	case "keys list":
+		fl.Usage = subUsage(fl, "keys list [--tenant ID]")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		act = func(op operator) error { return listKeys(ctx, op, *tenant, stdout) }
+	case "keys revoke":
+		fl.Usage = subUsage(fl, "keys revoke [--tenant ID] CREDENTIAL_ID")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		if fl.NArg() != 1 {
+			return errors.New("keys revoke: name one credential id")
+		}
+		act = func(op operator) error {
+			if err := op.Revoke(ctx, *tenant, fl.Arg(0)); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "revoked %s\n", fl.Arg(0))
+			return nil
+		}
+	case "screen add", "screen remove":
+		fl.Usage = subUsage(fl, "screen "+sub+" --case CASE_ID --principal PRINCIPAL [flags]")
+		caseID := fl.String("case", "", "the matter's case_id (required)")
+		principal := fl.String("principal", "", "the principal id (required)")
+		reason := fl.String("reason", "", "why the wall exists, without naming the principal (add only)")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		if *caseID == "" || *principal == "" || fl.NArg() != 0 {
+			return fmt.Errorf("screen %s: --case and --principal are required", sub)
+		}
+		act = func(op operator) error {
+			res, err := op.Screen(ctx, admin.ScreenRequest{Tenant: *tenant, CaseID: *caseID, Principal: *principal,
+				Screened: sub == "add", Reason: *reason})
+			if err != nil {
+				return err
+			}
+			verb := map[bool]string{true: "screened", false: "no longer screened"}[sub == "add"]
+			if !res.Changed {
+				verb = "already " + verb
+			}
+			fmt.Fprintf(stdout, "%s %s from %s (screened now: %s)\n", verb, *principal, res.CaseID, strings.Join(res.Screened, ", "))
+			return nil
+		}
 	default:
+		if sub == "-h" || sub == "-help" || sub == "--help" {
+			fmt.Fprint(stdout, usage)
+			return flag.ErrHelp
+		}
 		global.Usage()
 		return fmt.Errorf("unknown command %q", strings.TrimSpace(cmd+" "+sub))
 	}
@@ -121,67 +260,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer op.Close()
-	if cmd == "import" {
-		return importFile(ctx, op, rest[1:], stdout)
-	}
-	fl := flag.NewFlagSet(cmd+" "+sub, flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	tenant := fl.String("tenant", "demo", "tenant id")
-	switch cmd + " " + sub {
-	case "tenant create":
-		name := fl.String("name", "", "the firm's name (required)")
-		if err := fl.Parse(rest[2:]); err != nil {
-			return err
-		}
-		t, err := op.CreateTenant(ctx, admin.TenantRequest{ID: *tenant, Name: *name})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "created tenant %s (%s)\n", t.ID, t.Name)
-		return nil
-	case "keys mint":
-		return mintKey(ctx, op, fl, tenant, rest[2:], stdout, stderr)
-	case "keys list":
-		if err := fl.Parse(rest[2:]); err != nil {
-			return err
-		}
-		return listKeys(ctx, op, *tenant, stdout)
-	case "keys revoke":
-		if err := fl.Parse(rest[2:]); err != nil {
-			return err
-		}
-		if fl.NArg() != 1 {
-			return errors.New("keys revoke: name one credential id")
-		}
-		if err := op.Revoke(ctx, *tenant, fl.Arg(0)); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "revoked %s\n", fl.Arg(0))
-		return nil
-	case "screen add", "screen remove":
-		caseID := fl.String("case", "", "the matter's case_id (required)")
-		principal := fl.String("principal", "", "the principal id (required)")
-		reason := fl.String("reason", "", "why the wall exists, without naming the principal (add only)")
-		if err := fl.Parse(rest[2:]); err != nil {
-			return err
-		}
-		if *caseID == "" || *principal == "" || fl.NArg() != 0 {
-			return fmt.Errorf("screen %s: --case and --principal are required", sub)
-		}
-		res, err := op.Screen(ctx, admin.ScreenRequest{Tenant: *tenant, CaseID: *caseID, Principal: *principal,
-			Screened: sub == "add", Reason: *reason})
-		if err != nil {
-			return err
-		}
-		verb := map[bool]string{true: "screened", false: "no longer screened"}[sub == "add"]
-		if !res.Changed {
-			verb = "already " + verb
-		}
-		fmt.Fprintf(stdout, "%s %s from %s (screened now: %s)\n", verb, *principal, res.CaseID, strings.Join(res.Screened, ", "))
-		return nil
-	}
-	global.Usage()
-	return fmt.Errorf("unknown command %q", cmd+" "+sub)
+	return act(op)
 }
 
 // createTable creates the DynamoDB table (dynamostore.CreateTable, the one
@@ -215,17 +294,10 @@ func createTable(ctx context.Context, eng engine.Config, stdout io.Writer) error
 	return nil
 }
 
-func importFile(ctx context.Context, op operator, args []string, stdout io.Writer) error {
-	if len(args) != 1 {
-		return errors.New("import: name one fixture file (the seed format, shared/records)")
-	}
-	data, err := os.ReadFile(args[0])
+func importFile(ctx context.Context, op operator, name string, fixture []byte, stdout io.Writer) error {
+	res, err := op.Import(ctx, fixture)
 	if err != nil {
-		return err
-	}
-	res, err := op.Import(ctx, data)
-	if err != nil {
-		return fmt.Errorf("import %s: %w", args[0], err)
+		return fmt.Errorf("import %s: %w", name, err)
 	}
 	if res.AlreadyImported {
 		fmt.Fprintf(stdout, "tenant %s: fixture %s already imported; nothing written\n", res.Tenant, res.Digest)
@@ -236,7 +308,8 @@ func importFile(ctx context.Context, op operator, args []string, stdout io.Write
 	return nil
 }
 
-func mintKey(ctx context.Context, op operator, fl *flag.FlagSet, tenant *string, args []string, stdout, stderr io.Writer) error {
+// mintRequest parses the flags of keys mint.
+func mintRequest(fl *flag.FlagSet, tenant *string, args []string, stdout, stderr io.Writer) (admin.MintRequest, error) {
 	owner := fl.String("owner", "", "owner principal id (required)")
 	scopes := fl.String("scopes", "read docs:read", "scopes, space- or comma-separated")
 	class := fl.String("class", "standard", "credential class: standard or client_safe")
@@ -244,11 +317,11 @@ func mintKey(ctx context.Context, op operator, fl *flag.FlagSet, tenant *string,
 	label := fl.String("label", "", "a label for the key")
 	rateRead := fl.Int("rate-read", 0, "requests per minute in the read lane (default: configured)")
 	rateExp := fl.Int("rate-expensive", 0, "requests per minute in the expensive lane (default: configured)")
-	if err := fl.Parse(args); err != nil {
-		return err
+	if err := parse(fl, args, stdout, stderr); err != nil {
+		return admin.MintRequest{}, err
 	}
 	if *owner == "" {
-		return errors.New("keys mint: --owner is required")
+		return admin.MintRequest{}, errors.New("keys mint: --owner is required")
 	}
 	req := admin.MintRequest{Tenant: *tenant, Owner: *owner, Scopes: *scopes, Class: *class, Label: *label}
 	if *allow != "" {
@@ -263,6 +336,10 @@ func mintKey(ctx context.Context, op operator, fl *flag.FlagSet, tenant *string,
 			req.RateLimits["expensive"] = *rateExp
 		}
 	}
+	return req, nil
+}
+
+func mintKey(ctx context.Context, op operator, req admin.MintRequest, stdout, stderr io.Writer) error {
 	m, err := op.Mint(ctx, req)
 	if err != nil {
 		return err
@@ -304,7 +381,10 @@ type operator interface {
 
 // connect reaches the engine: a running file-engine dev server's admin
 // endpoint when there is one, else the store itself (the file of a stopped
-// server, or the DynamoDB table).
+// server, or the DynamoDB table). The server at the recorded address must
+// first prove it holds the data folder's admin token (admin.Client), which
+// is never sent: an address a crashed server left behind, now held by
+// another process, fails here with nothing disclosed.
 func connect(ctx context.Context, eng engine.Config, dir datadir.Dir) (operator, error) {
 	if eng.Engine == engine.File {
 		addr, err := dir.Read(datadir.AdminAddrFile)
@@ -314,11 +394,21 @@ func connect(ctx context.Context, eng engine.Config, dir datadir.Dir) (operator,
 			if terr != nil {
 				return nil, fmt.Errorf("read the admin token: %w", terr)
 			}
-			c := &remote{base: "http://" + addr, token: token, http: &http.Client{Timeout: 2 * time.Minute}}
-			if c.alive(ctx) {
-				return c, nil
+			c, cerr := admin.NewClient(addr, token, &http.Client{Timeout: 2 * time.Minute})
+			if cerr != nil {
+				return nil, fmt.Errorf("%s: %w", dir.Path(datadir.AdminAddrFile), cerr)
 			}
-			// A server that died without removing its address: the file is free.
+			switch verr := c.Verify(ctx); {
+			case verr == nil:
+				return &remote{c: c}, nil
+			case errors.Is(verr, admin.ErrNoServer):
+				// A server that died without removing its address: the
+				// store file is free (its lock says so if not).
+			default:
+				return nil, fmt.Errorf("%s names %s, but the process listening there did not prove it is this data folder's dev server, "+
+					"and it was sent nothing but a challenge; if no dev server runs on %s, delete that file (a dev server removes a stale one when it starts): %w",
+					dir.Path(datadir.AdminAddrFile), addr, dir, verr)
+			}
 		case !errors.Is(err, fs.ErrNotExist):
 			return nil, err
 		}
@@ -379,47 +469,12 @@ func (d *direct) Close() error { return d.st.Close() }
 
 // remote operates through the running dev server's admin endpoint.
 type remote struct {
-	base, token string
-	http        *http.Client
-}
-
-// alive reports whether a Custody dev server answers at the recorded
-// address. It asks without the admin token and wants the admin endpoint's
-// own challenge back, so a stale address now held by another process is
-// never sent the token (and custodyctl opens the store instead).
-func (r *remote) alive(ctx context.Context) bool {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.base+"/admin/keys", nil)
-	if err != nil {
-		return false
-	}
-	resp, err := r.http.Do(req)
-	if err != nil {
-		return false
-	}
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusUnauthorized &&
-		resp.Header.Get("WWW-Authenticate") == `Bearer realm="custody-admin"`
-}
-
-func (r *remote) do(ctx context.Context, method, path, ctype string, body []byte) (*http.Response, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, r.base+path, rd)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+r.token)
-	req.Header.Set("Content-Type", ctype)
-	return r.http.Do(req)
+	c *admin.Client
 }
 
 // call sends body (JSON-encoded unless it is raw bytes) and decodes a 2xx
 // answer into out (nil: drop it); any other answer is an error with the
-// server's sentence.
+// server's sentence. Only answers the server proved are read at all.
 func (r *remote) call(ctx context.Context, method, path string, body, out any) error {
 	var raw []byte
 	switch b := body.(type) {
@@ -432,20 +487,19 @@ func (r *remote) call(ctx context.Context, method, path string, body, out any) e
 			return err
 		}
 	}
-	resp, err := r.do(ctx, method, path, "application/json", raw)
+	status, answer, err := r.c.Do(ctx, method, path, raw)
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode >= 300 {
+	if status >= 300 {
 		var e struct {
 			Error string `json:"error"`
 		}
-		_ = json.NewDecoder(resp.Body).Decode(&e)
-		return fmt.Errorf("server answered %s: %s", resp.Status, e.Error)
+		_ = json.Unmarshal(answer, &e)
+		return fmt.Errorf("server answered %d %s: %s", status, http.StatusText(status), e.Error)
 	}
 	if out != nil {
-		return json.NewDecoder(resp.Body).Decode(out)
+		return json.Unmarshal(answer, out)
 	}
 	return nil
 }

@@ -95,7 +95,18 @@ func main() {
 	}
 }
 
-// run serves until ctx ends. Configuration comes from args and getenv only.
+// usageEnvironment is the part of -h about the environment.
+const usageEnvironment = `Serves /mcp (and the loopback admin endpoint custodyctl uses) until Ctrl-C.
+
+environment:
+  STORE_ENGINE       file (default) or dynamodb
+  DYNAMODB_TABLE     the table (dynamodb)
+  DYNAMODB_ENDPOINT  an emulator's base URL (emulators only)
+  OAUTH_ISSUER, OAUTH_JWKS_URL and the other OAUTH_* variables: see -oauth-issuer
+`
+
+// run serves until ctx ends (or, for -h, prints the usage and returns nil).
+// Configuration comes from args and getenv only.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	flags := flag.NewFlagSet("dev", flag.ContinueOnError)
 	flags.SetOutput(stderr)
@@ -108,7 +119,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	oauthIssuer := flags.String("oauth-issuer", getenv("OAUTH_ISSUER"), "accept OAuth access tokens of this issuer beside API keys (default $OAUTH_ISSUER)")
 	oauthJWKS := flags.String("oauth-jwks-url", getenv("OAUTH_JWKS_URL"), "the OAuth issuer's JWK Set URL (default $OAUTH_JWKS_URL)")
 	pageSize := flags.Int("page-size", 0, "page size of every list: tools, prompts, resources, resource templates (0: the defaults)")
-	if err := flags.Parse(args); err != nil {
+	usage := func() {
+		fmt.Fprintf(flags.Output(), "usage: go run ./scripts/dev [flags]   (or: make run ARGS=\"flags\")\n\n%s\nflags:\n", usageEnvironment)
+		flags.PrintDefaults()
+	}
+	flags.Usage = func() {} // printed below, to stdout when asked for
+	switch err := flags.Parse(args); {
+	case errors.Is(err, flag.ErrHelp):
+		flags.SetOutput(stdout)
+		usage()
+		return nil
+	case err != nil:
+		usage()
 		return err
 	}
 	if *fixtures {
@@ -139,6 +161,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer st.Close()
+	if eng.Engine == engine.File {
+		// This process holds the store's lock, so an admin address in the
+		// folder is a crashed server's, and its port may be anyone's by now.
+		// Until this server writes its own below, custodyctl finds none and
+		// tries the store file, whose lock tells it a server is running.
+		if err := os.Remove(dir.Path(datadir.AdminAddrFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove the stale %s: %w", dir.Path(datadir.AdminAddrFile), err)
+		}
+	}
 	if fs, ok := st.Store.(*filestore.Store); ok {
 		purgeCtx, stopPurge := context.WithCancel(ctx)
 		defer stopPurge() // before the store closes (defers run last-in first-out)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -104,5 +105,53 @@ func TestAnInvalidEnvironmentStopsTheStart(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), names) {
 			t.Errorf("run with %v = %v, want an error naming %s", env, err, names)
 		}
+	}
+}
+
+// -h and --help print the usage to stdout and succeed (exit 0) without
+// starting anything.
+func TestHelpPrintsTheUsageToStdoutAndSucceeds(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"-help"}, {"-addr", "127.0.0.1:0", "-h"}} {
+		data := t.TempDir()
+		var out, errOut bytes.Buffer
+		err := run(context.Background(), append([]string{"-data", data}, args...), func(string) string { return "" }, &out, &errOut)
+		if err != nil || !strings.HasPrefix(out.String(), "usage: ") || !strings.Contains(out.String(), "-addr") || errOut.Len() != 0 {
+			t.Errorf("run(%v) = %v, stdout %q, stderr %q; want nil (exit 0) and the usage on stdout only", args, err, out.String(), errOut.String())
+		}
+		if _, err := os.Stat(datadir.Dir(data).StorePath()); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("run(%v) created a store (%v)", args, err)
+		}
+	}
+	var errOut bytes.Buffer
+	if err := run(context.Background(), []string{"-nope"}, func(string) string { return "" }, io.Discard, &errOut); err == nil || !strings.Contains(errOut.String(), "usage: ") {
+		t.Errorf("run(-nope) = %v, stderr %q; want an error and the usage on stderr", err, errOut.String())
+	}
+}
+
+// A crashed server leaves its admin address behind, and by the next start
+// the port may be anyone's. The next server on the folder removes the file
+// as soon as it holds the store, before anything can fail or take long: here
+// the impostor holds the very port the server asks for, so the start fails
+// at listen, and the stale address must be gone all the same.
+func TestAStaleAdminAddressIsRemovedAtStart(t *testing.T) {
+	data := t.TempDir()
+	dir := datadir.Dir(data)
+	impostor, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer impostor.Close()
+	if err := dir.Ensure(); err != nil {
+		t.Fatal(err)
+	}
+	if err := dir.Write(datadir.AdminAddrFile, impostor.Addr().String()); err != nil {
+		t.Fatal(err)
+	}
+	err = run(context.Background(), []string{"-addr", impostor.Addr().String(), "-data", data}, func(string) string { return "" }, io.Discard, io.Discard)
+	if err == nil {
+		t.Fatal("run() on a port another process holds = nil, want a listen error")
+	}
+	if _, err := os.Stat(dir.Path(datadir.AdminAddrFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the stale admin address is still there after the start (%v)", err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/custodymcp/custody/scripts/internal/datadir"
+	"github.com/custodymcp/custody/shared/admin"
 	"github.com/custodymcp/custody/shared/records/seed"
 	"github.com/custodymcp/custody/shared/server/servertest"
 )
@@ -253,16 +254,13 @@ func TestTwoDevServersOnOneTableAreOneService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	adminA := strings.TrimSuffix(urlA, "/mcp")
-	req, _ := http.NewRequest(http.MethodPost, adminA+"/admin/keys/"+credID[1]+"/revoke?tenant="+seed.DemoTenant, nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
+	adminA, err := admin.NewClient(strings.TrimSuffix(strings.TrimPrefix(urlA, "http://"), "/mcp"), token, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusNoContent {
-		t.Fatalf("revoke through A's admin endpoint: %d", resp.StatusCode)
+	status, _, err = adminA.Do(context.Background(), http.MethodPost, "/admin/keys/"+credID[1]+"/revoke?tenant="+seed.DemoTenant, nil)
+	if err != nil || status != http.StatusNoContent {
+		t.Fatalf("revoke through A's admin endpoint: %d, %v; want 204", status, err)
 	}
 	if status, h, _ := mcpPost(t, urlB, key, sid, toolCall("list_matters", nil)); status != http.StatusUnauthorized || h.Get("WWW-Authenticate") == "" {
 		t.Errorf("the revoked key through B: %d, want 401 with a challenge", status)
@@ -273,7 +271,7 @@ func TestTwoDevServersOnOneTableAreOneService(t *testing.T) {
 	del.Header.Set("Authorization", "Bearer "+devKey)
 	del.Header.Set("Mcp-Session-Id", sid)
 	del.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	resp, err = http.DefaultClient.Do(del)
+	resp, err := http.DefaultClient.Do(del)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,14 +6,16 @@
 // functions for custodyctl to run directly on a store it can open.
 //
 // It is loopback-only by construction and never mounted in a Lambda
-// handler: every request must carry the admin token (a 0600 file in the data
-// folder) as a bearer credential, come to a loopback Host, and carry no
-// Origin (so no browser page can reach it).
+// handler: every request must come to a loopback Host and carry no Origin
+// (so no browser page can reach it), and be signed with the admin token (a
+// 0600 file in the data folder) after the server proved it holds the same
+// token (handshake.go): the token itself never crosses the wire, so a
+// process that took over the port of a crashed server, whose address file
+// remains, learns nothing from custodyctl and is not believed (Client).
 package admin
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,7 +71,10 @@ func Info(c *auth.Credential) KeyInfo {
 
 // Handler serves /admin/keys (GET ?tenant=…, POST),
 // /admin/keys/{id}/revoke (POST ?tenant=…), and the record's administration
-// (records.go): /admin/tenants, /admin/import and /admin/screens (POST).
+// (records.go): /admin/tenants, /admin/import and /admin/screens (POST),
+// each only when signed after a challenge, and POST /admin/challenge, the
+// one route that takes no credential (handshake.go). token is the data
+// folder's admin token; now dates nonces and records.
 func Handler(st store.Store, token string, now func() time.Time) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /admin/keys", func(w http.ResponseWriter, r *http.Request) {
@@ -113,7 +118,7 @@ func Handler(st store.Store, token string, now func() time.Time) http.Handler {
 		}
 	})
 	recordRoutes(mux, st, now)
-	return guard(token, mux)
+	return guard(&authenticator{token: token, now: now, pending: map[string]time.Time{}}, mux)
 }
 
 // Mint validates a mint request and mints the key. Besides auth.Mint's own
@@ -158,20 +163,25 @@ func mintable(ctx context.Context, repo *records.Repo, req MintRequest) error {
 	return nil
 }
 
-// guard admits only token-bearing, Origin-less requests to a loopback Host.
-func guard(token string, next http.Handler) http.Handler {
+// guard admits only Origin-less requests to a loopback Host, and of those
+// only challenges and requests signed after one (handshake.go).
+func guard(a *authenticator, next http.Handler) http.Handler {
+	signed := a.authenticate(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Origin") != "" || !loopbackHost(r.Host) {
 			writeErr(w, http.StatusForbidden, "the admin endpoint is loopback-only")
 			return
 		}
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="custody-admin"`)
-			writeErr(w, http.StatusUnauthorized, "the admin token is required")
+		if r.URL.Path == ChallengePath {
+			if r.Method != http.MethodPost {
+				w.Header().Set("Allow", http.MethodPost)
+				writeErr(w, http.StatusMethodNotAllowed, "a challenge is a POST")
+				return
+			}
+			a.challenge(w, r)
 			return
 		}
-		next.ServeHTTP(w, r)
+		signed.ServeHTTP(w, r)
 	})
 }
 

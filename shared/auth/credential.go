@@ -18,6 +18,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -174,22 +175,55 @@ func HashKey(key string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Presented returns the API key a request presents: `Authorization: Bearer
-// <key>` or `X-API-Key: <key>`. ok is false when neither header is present.
-// A bearer value that is not an API key is returned as is (an OAuth token is
-// told apart by its shape).
-func Presented(h http.Header) (token string, ok bool) {
-	if v := h.Get("Authorization"); v != "" {
-		scheme, rest, found := strings.Cut(v, " ")
-		if !found || !strings.EqualFold(scheme, "Bearer") {
-			return "", true // present but not a bearer credential: invalid
+// ErrTwoCredentials is Presented's refusal of a request that carries more
+// than one credential: two Authorization header lines, two X-API-Key
+// lines, or an Authorization and an X-API-Key that do not name the same
+// bearer credential. A proxy or log reading the first line, or only one of
+// the two headers, would see another caller than the one served, so the
+// request is refused before either is resolved (RFC 6750 §3.1
+// invalid_request: "uses more than one method for including an access
+// token"; RFC 9110 §11.6.2: Authorization is one credential, not a list).
+var ErrTwoCredentials = errors.New("auth: the request presents more than one credential")
+
+// Presented returns the credential a request presents: the value of
+// `Authorization: Bearer <credential>` (the scheme case-insensitive, RFC
+// 9110 §11.1) or of `X-API-Key: <key>`, white space trimmed. present is
+// false when neither header has a value. An Authorization of another
+// scheme is present with an empty token (a credential of a scheme Custody
+// does not take, answered with the bare challenge, RFC 6750 §3.1). A bearer
+// value that is not an API key is returned as is (an OAuth token is told
+// apart by its shape). The same key sent both as Authorization and as
+// X-API-Key is one credential; any other second credential is
+// ErrTwoCredentials.
+func Presented(h http.Header) (token string, present bool, err error) {
+	auths, keys := h.Values("Authorization"), h.Values("X-API-Key")
+	if len(auths) > 1 || len(keys) > 1 {
+		return "", false, ErrTwoCredentials
+	}
+	var bearer, key string
+	var hasBearer, hasKey bool
+	if len(auths) == 1 && auths[0] != "" {
+		hasBearer = true
+		scheme, rest, found := strings.Cut(auths[0], " ")
+		if found && strings.EqualFold(scheme, "Bearer") {
+			bearer = strings.TrimSpace(rest)
 		}
-		return strings.TrimSpace(rest), true
 	}
-	if v := h.Get("X-API-Key"); v != "" {
-		return strings.TrimSpace(v), true
+	if len(keys) == 1 && keys[0] != "" {
+		hasKey, key = true, strings.TrimSpace(keys[0])
 	}
-	return "", false
+	switch {
+	case hasBearer && hasKey:
+		if bearer == "" || bearer != key {
+			return "", false, ErrTwoCredentials
+		}
+		return bearer, true, nil
+	case hasBearer:
+		return bearer, true, nil
+	case hasKey:
+		return key, true, nil
+	}
+	return "", false, nil
 }
 
 // CredentialKey is the row key of the credential whose key hashes to hash.

@@ -17,6 +17,9 @@
 // (503, like a store failure); a bad token is refused with
 // Denial{Error: "invalid_token"} (401), a valid one lacking the scope /mcp
 // requires with Denial{Error: "insufficient_scope"} (403, RFC 6750 §3.1).
+// An unknown or revoked key is refused with the zero Denial, which mcp
+// answers as invalid_token too (the client presented it), with the same
+// message for both: the answer never says which.
 package gate
 
 import (

@@ -310,7 +310,13 @@ type admitSpec struct {
 // defers x.done().
 func (s *Server) admit(w http.ResponseWriter, r *http.Request, a admitSpec) (*exchange, bool) {
 	now := s.opts.Now()
-	token, presented := auth.Presented(r.Header)
+	token, presented, err := auth.Presented(r.Header)
+	if err != nil { // two credentials: refused before either is resolved
+		w.Header().Set("WWW-Authenticate", s.opts.Challenge+`, error="invalid_request"`)
+		writeError(w, http.StatusBadRequest, a.id, &Error{Code: CodeInvalidRequest,
+			Message: "Invalid request: more than one credential is presented; send exactly one, as 'Authorization: Bearer <credential>' or as 'X-API-Key: <key>'."})
+		return nil, false
+	}
 	if !presented && s.opts.AnonymousToken != "" {
 		token = s.opts.AnonymousToken
 	}
@@ -329,7 +335,13 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, a admitSpec) (*ex
 		return nil, false
 	}
 	if adm.Credential == nil {
-		s.unauthorized(w, a.id, adm.Denial)
+		d := adm.Denial
+		if d.Error == "" && presented {
+			// A credential the client presented and that failed, whatever
+			// the reason, is invalid_token (RFC 6750 §3.1).
+			d.Error = "invalid_token"
+		}
+		s.unauthorized(w, a.id, d)
 		return nil, false
 	}
 	x.adm = adm
@@ -346,10 +358,12 @@ func (x *exchange) done() {
 }
 
 // unauthorized answers a missing or refused credential: 401 with the Bearer
-// challenge (and error="invalid_token" for a token that failed
-// verification), or 403 insufficient_scope for a valid token lacking the
-// scope /mcp itself requires (RFC 6750 §3.1; MCP basic/authorization
-// §Error Handling).
+// challenge, bare when no bearer credential was presented and with
+// error="invalid_token" when one was and failed, or 403 insufficient_scope
+// for a valid token lacking the scope /mcp itself requires (RFC 6750 §3.1;
+// MCP basic/authorization §Error Handling). A failed credential gets one
+// message whatever the reason, so the answer never tells a revoked key from
+// one that never existed.
 func (s *Server) unauthorized(w http.ResponseWriter, id ID, d Denial) {
 	challenge := s.opts.Challenge
 	status, msg := http.StatusUnauthorized,
@@ -357,7 +371,7 @@ func (s *Server) unauthorized(w http.ResponseWriter, id ID, d Denial) {
 	switch d.Error {
 	case "invalid_token":
 		challenge += `, error="invalid_token"`
-		msg = "Authentication failed: the bearer token is invalid, expired or not issued for this server."
+		msg = "Authentication failed: the credential presented was revoked, has expired, is unknown or was not issued for this server."
 	case "insufficient_scope":
 		status = http.StatusForbidden
 		challenge += `, error="insufficient_scope"`

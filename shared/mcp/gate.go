@@ -17,9 +17,10 @@ import (
 // real engines.
 type Gate interface {
 	// Admit authenticates the presented token from scratch and, in the same
-	// batch read, fetches the session and the lane's rate bucket. A missing,
+	// batch read, fetches the session and the lane's rate bucket. An
 	// unknown or revoked credential is an Admission without Credential (and
-	// no error); an error means the store could not answer.
+	// no error; the Server answers it invalid_token, Admission.Denial); an
+	// error means the store could not answer.
 	Admit(ctx context.Context, req AdmitRequest) (*Admission, error)
 	// Commit performs one write of the request: the rate count, the audit
 	// rows, any session change and the request's own conditional writes,
@@ -66,7 +67,9 @@ type Admission struct {
 	State any
 	// Denial explains a refused credential (nil Credential): the bearer
 	// error for the challenge (RFC 6750 §3.1) and whether it is a 403. Zero
-	// means a plain 401 with the server's challenge.
+	// means refused for no reason the gate names: the server answers 401
+	// invalid_token when the client presented the credential, and the bare
+	// challenge when it presented none (Options.AnonymousToken).
 	Denial Denial
 	// Release ends the admission's hold on the credential's concurrency
 	// slot in the expensive lane; nil when it holds none. The transport
@@ -77,7 +80,8 @@ type Admission struct {
 // Denial is why a presented credential was refused.
 type Denial struct {
 	// Error is the RFC 6750 error code: "invalid_token" (401) or
-	// "insufficient_scope" (403); "" for a missing credential.
+	// "insufficient_scope" (403); "" for a credential the gate does not
+	// know (unknown, revoked, of no shape it takes).
 	Error string
 	// Scope is the scope the resource requires (for insufficient_scope).
 	Scope string

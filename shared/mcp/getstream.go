@@ -118,7 +118,11 @@ func (s *Server) drainOutbox(ctx context.Context, out *stream, sess *Session) er
 
 // streamToken is the credential a GET presented (re-resolved while it runs).
 func (s *Server) streamToken(r *http.Request) string {
-	if t, ok := auth.Presented(r.Header); ok {
+	t, ok, err := auth.Presented(r.Header)
+	if err != nil {
+		return "" // admit refused it already
+	}
+	if ok {
 		return t
 	}
 	return s.opts.AnonymousToken

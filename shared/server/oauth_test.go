@@ -155,12 +155,12 @@ func TestWithAPIKeysOnlyTheChallengeIsRealmCustodyAndThereIsNoMetadata(t *testin
 	for _, p := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"} {
 		expectStatus(t, servertest.DoURL(t, base+p, http.MethodGet, nil), http.StatusNotFound)
 	}
-	// A JWT is just an unknown credential here.
+	// A JWT is just an unknown credential here: invalid_token, no metadata.
 	iss := oauthtest.New(t)
 	tok := iss.Sign(t, jose.ES256, oauthtest.ECKeyID, iss.AccessToken(env.Clock.Now(), env.URL, seed.DemoTenant, seed.DemoAttorney, allScopes...))
 	r = env.Do(t, http.MethodPost, initBody(2), "Authorization: Bearer "+tok)
 	expectStatus(t, r, http.StatusUnauthorized)
-	if got := r.Header.Get("WWW-Authenticate"); got != `Bearer realm="custody"` {
+	if got := r.Header.Get("WWW-Authenticate"); got != `Bearer realm="custody", error="invalid_token"` {
 		t.Errorf("WWW-Authenticate for a JWT without an issuer = %q", got)
 	}
 	if iss.Fetches() != 0 {
@@ -230,8 +230,8 @@ func errorCode(msg map[string]any) int {
 
 // A session is bound to the principal: a refreshed token of the same user
 // keeps it, and so does the user's API key; the credential id is per
-// (issuer, subject, client), so cursors follow a refreshed token but not
-// another client's token of the same user.
+// (issuer, tenant, subject, client) and class, so cursors follow a
+// refreshed token but not another client's token of the same user.
 func TestARefreshedTokenOfTheSameUserKeepsTheSessionAndItsCursors(t *testing.T) {
 	env := newOAuthEnv(t, servertest.Options{ToolPageSize: 2})
 	first := env.claims(allScopes...)
@@ -357,7 +357,7 @@ func TestTheJWKSDownWithNoCachedKeyIs503AndACachedKeyStillVerifies(t *testing.T)
 }
 
 // The rate bucket is keyed by the token's credential digest: a refreshed
-// token of the same (issuer, subject, client) shares it.
+// token of the same (issuer, tenant, subject, client) and class shares it.
 func TestATokensRateBucketIsItsCredentials(t *testing.T) {
 	env := newOAuthEnv(t, servertest.Options{Limits: ratelimit.Limits{ratelimit.LaneRead: 2}})
 	c := env.claims(allScopes...)
@@ -369,4 +369,68 @@ func TestATokensRateBucketIsItsCredentials(t *testing.T) {
 	// Another client's token of the same user has its own bucket.
 	other := env.token(t, c.With("client_id", "another-client"))
 	expectStatus(t, env.Do(t, http.MethodPost, initBody(4), "Authorization: Bearer "+other), http.StatusOK)
+}
+
+// Two firms may use one authorization server, and its "sub" values are
+// unique only within a firm (DECISIONS.md "Identity and binding": a token's
+// credential id derives from issuer, tenant, subject and client). Tokens
+// alike in everything but the tenant are two credentials: neither spends
+// the other's rate bucket, continues the other's list cursor or resumes the
+// other's 2026-era request state.
+func TestTokensAlikeButForTheTenantAreTwoCredentials(t *testing.T) {
+	// tokens returns the two tokens: the demo firm's and the other firm's,
+	// same issuer, sub and client_id.
+	tokens := func(t *testing.T, env *oauthEnv) (firm, other string) {
+		t.Helper()
+		c := env.claims(allScopes...)
+		return env.token(t, c), env.token(t, c.With(oauth.DefaultTenantClaim, seed.OtherTenant))
+	}
+
+	t.Run("the other firm's token is not limited by the first firm's bucket", func(t *testing.T) {
+		env := newOAuthEnv(t, servertest.Options{Limits: ratelimit.Limits{ratelimit.LaneRead: 2}})
+		firm, other := tokens(t, env)
+		for i, want := range []int{http.StatusOK, http.StatusOK, http.StatusTooManyRequests} {
+			expectStatus(t, env.Do(t, http.MethodPost, initBody(i+1), "Authorization: Bearer "+firm), want)
+		}
+		r := env.Do(t, http.MethodPost, initBody(4), "Authorization: Bearer "+other)
+		if r.Status != http.StatusOK {
+			t.Errorf("the other firm's first request after the first firm's bucket ran out = %d %s, want 200 (its own bucket)", r.Status, r.Body)
+		}
+	})
+
+	t.Run("the other firm's token cannot continue the first firm's tools/list cursor", func(t *testing.T) {
+		env := newOAuthEnv(t, servertest.Options{ToolPageSize: 2})
+		firm, other := tokens(t, env)
+		env.Keys["firm"], env.Keys["other"] = firm, other
+		cursor, _ := env.Initialize(t, "firm", oauthRev).Call(t, "tools/list", map[string]any{})["result"].(map[string]any)["nextCursor"].(string)
+		if cursor == "" {
+			t.Fatal("no second tools/list page to continue")
+		}
+		s := env.Initialize(t, "other", oauthRev)
+		if got, want := toolNames(t, s), toolNames(t, env.Initialize(t, "firm", oauthRev)); !slices.Equal(got, want) {
+			t.Fatalf("the two tokens list different tools (%v, %v): the cursor would be refused for its key set alone", got, want)
+		}
+		if msg := s.Call(t, "tools/list", map[string]any{"cursor": cursor}); errorCode(msg) != -32602 {
+			t.Errorf("the other firm's tools/list with the first firm's cursor = error %d (a page: %t), want -32602", errorCode(msg), msg["result"] != nil)
+		}
+	})
+
+	t.Run("the other firm's token cannot resume the first firm's request state", func(t *testing.T) {
+		env := newOAuthEnv(t, servertest.Options{RegisterExtra: register2026Fixtures})
+		firm, other := tokens(t, env)
+		args := map[string]any{"salutation": "Dear"}
+		first := mrtrRound(t, env.Env, firm, args, nil, nil)["result"].(map[string]any)
+		state, _ := first["requestState"].(string)
+		if state == "" {
+			t.Fatalf("round 1 with the first firm's token = %v, want input_required with a requestState", first)
+		}
+		answer := map[string]any{"name": accept("name", "Ada")}
+		msg := mrtrRound(t, env.Env, other, args, answer, state)
+		if e, _ := msg["error"].(map[string]any); e == nil || e["code"] != -32602.0 {
+			t.Errorf("the other firm's round 2 with the first firm's state = %v, want -32602", msg)
+		}
+		if r := mrtrRound(t, env.Env, firm, args, answer, state)["result"].(map[string]any); r["resultType"] != "input_required" {
+			t.Errorf("the first firm's own round 2 = %v, want the next question (the state is intact)", r)
+		}
+	})
 }

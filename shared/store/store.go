@@ -30,6 +30,60 @@
 // ErrExists when the only failed condition was NotExists, ErrConflict
 // otherwise. A throttled, timed-out or unreachable engine is ErrUnavailable.
 //
+// # Retries: the outcome of a write
+//
+// A write's answer says what happened to it, also when the engine had to
+// send it more than once. The DynamoDB engine's SDK resends a request whose
+// answer was lost (a 5xx, a broken connection), and DynamoDB has no
+// idempotency key for single-item writes, so the resend of a write that was
+// applied meets the item it wrote; the engine recognises its own write by a
+// write token stored with the item (dynamostore, "Retries") and answers as
+// the first attempt would have. The file engine applies every write once and
+// answers that one application, so its answers follow the same contract by
+// construction. Write by write:
+//
+//   - Put: nil when the item was stored by this call. A resend that finds
+//     this call's own item is nil whatever the conditions; ErrExists or
+//     ErrConflict only against an item this call did not write.
+//   - Update: the same, and u is applied once: the resend finds this call's
+//     item and returns it as stored, which is the item the first attempt
+//     wrote.
+//   - Delete without conditions: nil; repeating it changes nothing.
+//   - Delete with conditions: nil when it removed the item. A resend that
+//     finds no item at all, after an attempt whose answer was lost, is nil
+//     too: the item is gone, as the call meant.
+//   - Transact: nil when applied. DynamoDB answers the resend of an applied
+//     transaction with success by its ClientRequestToken (for 10 minutes);
+//     a resend evaluated anyway (a server that ignores the token) and
+//     cancelled on an item holding this call's write token is this call's
+//     own transaction, nil too.
+//
+// Where this is not exact (nothing short of a history of writes can be):
+//
+//   - Another write between the lost answer and the resend replaces this
+//     call's token, and the resend is judged against that writer's item. A
+//     Put or Update (alone or in a Transact) whose conditions fail there reports ErrExists or
+//     ErrConflict although it was applied (and then superseded); an Update
+//     whose conditions still hold there is applied a second time (never one
+//     conditioned on VersionEquals: its own application changed the
+//     version).
+//   - A conditional Delete resent after a lost answer cannot tell its own
+//     removal from another writer's, nor from an item already absent when
+//     the lost attempt was in fact not applied: each is nil. A 4xx answer
+//     (throttling) applies nothing and is not a lost answer.
+//   - A Transact without a Put or an Update stores no token to find: only
+//     DynamoDB's ClientRequestToken recognises its resend; against a server
+//     that ignores the token the resend is reported as cancelled.
+//   - ErrUnavailable from a write leaves its outcome unknown (the last
+//     attempt's answer may have been lost too). Repeating the write is a new
+//     call with a new token, which meets the earlier one as another
+//     writer's: ErrExists for a NotExists Put that had been applied.
+//
+// The write token lives in the reserved attribute WriteTokenAttr: callers
+// cannot set, remove or condition on it, no read returns it, and ItemSize
+// counts it on every item on both engines (the file engine stores none: it
+// never resends), so both engines accept exactly the same items.
+//
 // # Consistency
 //
 // Get, BatchGet and table queries are strongly consistent (they decide
@@ -72,7 +126,8 @@ const (
 	// DynamoDB counts it: the UTF-8 length of every attribute name plus the
 	// size of its value (strings by UTF-8 length, []byte by length, numbers
 	// by one byte per two significant digits plus one, bool as 1), keys and
-	// index keys included.
+	// index keys included, and the write token (WriteTokenAttr) on every
+	// item.
 	MaxItemBytes = 400 * 1024
 	// MaxTransactItems is the most operations one Transact accepts.
 	MaxTransactItems = 25
@@ -82,12 +137,23 @@ const (
 	MaxQueryLimit = 1000
 )
 
-// Reserved attribute names: the item fields as DynamoDB stores them. Attrs
-// may not use them.
+// Reserved attribute names: the item fields as DynamoDB stores them, and
+// the write token. Attrs may not use them.
 var ReservedAttr = map[string]bool{
 	"PK": true, "SK": true, "GSI1PK": true, "GSI1SK": true,
-	"version": true, "expires_at": true,
+	"version": true, "expires_at": true, WriteTokenAttr: true,
 }
+
+// The write token (see "Retries" in the package doc): an engine that may
+// send one write more than once stores, with every item it puts or
+// updates, a random token of WriteTokenLen characters under the reserved
+// attribute WriteTokenAttr, to recognise its own earlier attempt. No read
+// returns it. ItemSize counts it on every item, on both engines, so both
+// accept the same items.
+const (
+	WriteTokenAttr = "write_token"
+	WriteTokenLen  = 22
+)
 
 // Key addresses one item.
 type Key struct {
@@ -337,15 +403,19 @@ type Store interface {
 	BatchGet(ctx context.Context, keys []Key) ([]*Item, error)
 
 	// Put writes the whole item, replacing any item at its key, when every
-	// condition holds. Failed condition: ErrExists or ErrConflict.
+	// condition holds. Failed condition: ErrExists or ErrConflict, never
+	// for the item this call itself stored (see "Retries").
 	Put(ctx context.Context, item Item, conds ...Condition) error
 
 	// Update applies u to the item at key when every condition holds and
-	// returns the item as written.
+	// returns the item as written. A resent Update returns the item this
+	// call wrote and never applies u twice (see "Retries" for the one
+	// exception).
 	Update(ctx context.Context, key Key, u Update, conds ...Condition) (Item, error)
 
 	// Delete removes the item at key when every condition holds. Deleting an
-	// absent item without conditions succeeds.
+	// absent item without conditions succeeds; a conditional Delete resent
+	// after a lost answer that finds no item succeeds (see "Retries").
 	Delete(ctx context.Context, key Key, conds ...Condition) error
 
 	// Query returns one page of a partition of the table or the index.
@@ -354,7 +424,8 @@ type Store interface {
 	// Transact applies up to MaxTransactItems operations atomically: all or
 	// none. Two operations on one key are refused with ErrInvalid before
 	// anything is evaluated. A failed condition cancels the whole
-	// transaction with a *TxCanceledError.
+	// transaction with a *TxCanceledError; a resend of this call's applied
+	// transaction is nil (see "Retries").
 	Transact(ctx context.Context, ops []Op) error
 }
 

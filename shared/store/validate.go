@@ -274,9 +274,11 @@ func ValidateTransact(ops []Op) error {
 	return nil
 }
 
-// ItemSize is the item's size as DynamoDB counts it (see MaxItemBytes).
+// ItemSize is the item's size as DynamoDB counts it (see MaxItemBytes),
+// with the write token counted on every item (WriteTokenAttr).
 func ItemSize(it Item) int {
-	n := len("PK") + len(it.PK) + len("SK") + len(it.SK) + len("version") + numLen(it.Version)
+	n := len("PK") + len(it.PK) + len("SK") + len(it.SK) + len("version") + numLen(it.Version) +
+		len(WriteTokenAttr) + WriteTokenLen
 	if it.GSI1PK != "" {
 		n += len("GSI1PK") + len(it.GSI1PK) + len("GSI1SK") + len(it.GSI1SK)
 	}

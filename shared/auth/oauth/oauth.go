@@ -42,15 +42,21 @@
 // is standard unless ClassClaim (default custody_class) says client_safe; any
 // other value is invalid_token, so a typo never widens what a token sees.
 //
-// Identity. A token's credential id is stable per (issuer, subject, client
-// — "client_id", else "azp"): "oauth_" + the first 22 characters of the
-// unpadded base64url SHA-256 of the JSON array [iss, sub, client] (an
-// array, so no choice of separator can make two triples collide). Cursors,
-// parked requests and tasks bind to it (DECISIONS.md "Identity and
-// binding"), so a refreshed token of the same user and client keeps them; the
-// rate bucket is keyed by the lowercase hex of the same digest
-// (Credential.KeyHash). Sessions are bound to the principal (tenant and
-// user), so a refreshed token keeps its session too.
+// Identity. A token's credential id is stable per (issuer, tenant,
+// subject, client — "client_id", else "azp") and class (DECISIONS.md
+// "Identity and binding"): "oauth_" + the first 22 characters of the
+// unpadded base64url SHA-256 of the JSON array [iss, tenant, sub, client,
+// class] (an array, so no choice of separator can make two tuples collide).
+// The tenant is in it because one authorization server may serve several
+// firms and its "sub" values need be unique only within one: two firms'
+// users with the same issuer, subject and client are two credentials, with
+// two rate buckets, and neither opens the other's cursors or request
+// states. The class is in it so that a client-safe token never continues
+// what a standard one of the same user started. Cursors, parked requests
+// and tasks bind to the id, so a refreshed token of the same user, tenant,
+// client and class keeps them; the rate bucket is keyed by the lowercase hex
+// of the same digest (Credential.KeyHash). Sessions are bound to the
+// principal (tenant and user), so a refreshed token keeps its session too.
 //
 // Keys. The JWKS is fetched from Config.JWKSURL — configured, not discovered
 // from the issuer's RFC 8414 or OIDC metadata: one fewer document on the
@@ -309,7 +315,8 @@ type claims struct {
 }
 
 // Verify verifies an access token presented to /mcp at now and returns the
-// credential it stands for: ID and KeyHash from (iss, sub, client), Tenant
+// credential it stands for: ID and KeyHash from (iss, tenant, sub, client,
+// class) (CredentialID), Tenant
 // and Owner from the configured claims, Scopes mapped through the scope map,
 // Class standard or client_safe, no allow-list, CreatedAt its "iat". Its
 // error wraps ErrInvalidToken, ErrInsufficientScope or ErrUnavailable, and
@@ -419,7 +426,7 @@ func (v *Verifier) principal(std claims, extra map[string]any) (*auth.Credential
 	if client == "" {
 		client = std.AZP
 	}
-	id, hash := CredentialID(std.Issuer, std.Subject, client)
+	id, hash := CredentialID(std.Issuer, tenant, std.Subject, client, class)
 	cred := &auth.Credential{ID: id, Tenant: tenant, Owner: owner, Class: class, KeyHash: hash, Label: "oauth"}
 	if client != "" {
 		cred.Label += " " + client
@@ -430,12 +437,15 @@ func (v *Verifier) principal(std claims, extra map[string]any) (*auth.Credential
 	return cred, nil
 }
 
-// CredentialID returns the credential id and the rate-bucket digest of the
-// (issuer, subject, client) triple: id is IDPrefix + 22 characters of the
-// unpadded base64url SHA-256 of the JSON array [iss, sub, client], keyHash
-// the lowercase hex of the same digest.
-func CredentialID(iss, sub, client string) (id, keyHash string) {
-	b, _ := json.Marshal([]string{iss, sub, client}) // strings only: cannot fail
+// CredentialID returns the credential id and the rate-bucket digest of a
+// token's (issuer, tenant, subject, client) and class (DECISIONS.md
+// "Identity and binding"): id is IDPrefix + 22 characters of the unpadded
+// base64url SHA-256 of the JSON array [iss, tenant, sub, client, class],
+// keyHash the lowercase hex of the same digest. tenant is the resolved
+// tenant (the claim's, or Config.Tenant), client "" when the token names
+// none.
+func CredentialID(iss, tenant, sub, client string, class auth.Class) (id, keyHash string) {
+	b, _ := json.Marshal([]string{iss, tenant, sub, client, string(class)}) // strings only: cannot fail
 	sum := sha256.Sum256(b)
 	return IDPrefix + base64.RawURLEncoding.EncodeToString(sum[:])[:22], hex.EncodeToString(sum[:])
 }

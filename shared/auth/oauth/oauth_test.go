@@ -56,7 +56,7 @@ func TestVerifyAcceptsATokenOfTheIssuerForThisResource(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Verify() error = %v", err)
 			}
-			id, hash := oauth.CredentialID(iss.URL, "u_attorney", "test-client")
+			id, hash := oauth.CredentialID(iss.URL, "firm", "u_attorney", "test-client", auth.ClassStandard)
 			want := &auth.Credential{
 				ID: id, KeyHash: hash, Tenant: "firm", Owner: "u_attorney", Class: auth.ClassStandard,
 				Scopes: []auth.Scope{auth.ScopeDocsRead, auth.ScopeRead}, Label: "oauth test-client",
@@ -69,7 +69,7 @@ func TestVerifyAcceptsATokenOfTheIssuerForThisResource(t *testing.T) {
 	}
 }
 
-func TestCredentialIDIsStablePerIssuerSubjectAndClient(t *testing.T) {
+func TestCredentialIDIsStablePerIssuerTenantSubjectClientAndClass(t *testing.T) {
 	iss := oauthtest.New(t)
 	v := newVerifier(t, iss)
 	claims := iss.AccessToken(now, resource, "firm", "u_attorney", "custody:mcp")
@@ -84,7 +84,7 @@ func TestCredentialIDIsStablePerIssuerSubjectAndClient(t *testing.T) {
 	first := verify(claims)
 	refreshed := verify(claims.With("jti", "another").With("exp", now.Add(2*time.Hour).Unix()).With("iat", now.Add(-time.Minute).Unix()))
 	if refreshed.ID != first.ID || refreshed.KeyHash != first.KeyHash {
-		t.Errorf("a refreshed token's id = %s, want %s (same issuer, subject, client)", refreshed.ID, first.ID)
+		t.Errorf("a refreshed token's id = %s, want %s (same issuer, tenant, subject, client, class)", refreshed.ID, first.ID)
 	}
 	if !strings.HasPrefix(first.ID, "oauth_") || len(first.ID) != len("oauth_")+22 || len(first.KeyHash) != 64 {
 		t.Errorf("id %q, key hash %q: want oauth_ + 22 characters, 64 hex", first.ID, first.KeyHash)
@@ -96,17 +96,23 @@ func TestCredentialIDIsStablePerIssuerSubjectAndClient(t *testing.T) {
 	for name, c := range map[string]oauthtest.Claims{
 		"another client":  claims.With("client_id", "other-client"),
 		"another subject": claims.With("sub", "someone-else"),
+		// One issuer may serve several firms; its sub is unique only in one.
+		"another tenant":                 claims.With(oauth.DefaultTenantClaim, "other-firm"),
+		"the client-safe class":          claims.With(oauth.DefaultClassClaim, "client_safe"),
+		"another tenant, no client_id":   claims.With("client_id", nil).With(oauth.DefaultTenantClaim, "other-firm"),
+		"the same user id as the tenant": claims.With(oauth.DefaultTenantClaim, "u_attorney").With("sub", "firm"),
 	} {
-		if got := verify(c); got.ID == first.ID {
-			t.Errorf("%s: id %s, want a different one", name, got.ID)
+		got := verify(c)
+		if got.ID == first.ID || got.KeyHash == first.KeyHash {
+			t.Errorf("%s: id %s, key hash %s; want both different from %s, %s", name, got.ID, got.KeyHash, first.ID, first.KeyHash)
 		}
 	}
-	// The triple is encoded unambiguously: moving a '|' between fields
+	// The tuple is encoded unambiguously: moving a '|' between fields
 	// changes the id.
-	a, _ := oauth.CredentialID("i", "a|b", "c")
-	b, _ := oauth.CredentialID("i", "a", "b|c")
+	a, _ := oauth.CredentialID("i", "t", "a|b", "c", auth.ClassStandard)
+	b, _ := oauth.CredentialID("i", "t", "a", "b|c", auth.ClassStandard)
 	if a == b {
-		t.Errorf("CredentialID(i, a|b, c) = CredentialID(i, a, b|c) = %s", a)
+		t.Errorf("CredentialID(i, t, a|b, c) = CredentialID(i, t, a, b|c) = %s", a)
 	}
 }
 

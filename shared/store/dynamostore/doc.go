@@ -14,6 +14,7 @@
 //	GSI1PK, GSI1SK  S   only when both are non-empty (the index is sparse)
 //	version         N   Item.Version
 //	expires_at      N   epoch seconds, only when non-zero (the table's TTL attribute)
+//	write_token     S   the write token of the call that last put or updated it (see Retries)
 //	<attr>          S | N | BOOL | B   string | int64 | bool | []byte
 //
 // # Expiry
@@ -47,15 +48,62 @@
 // # Failed conditions
 //
 // ConditionalCheckFailedException (or a transaction cancellation reason
-// ConditionalCheckFailed) becomes ErrExists when only NotExists failed and
-// ErrConflict otherwise. DynamoDB does not say which condition failed, so every
-// conditional write asks for the old item (ALL_OLD) and the engine evaluates
-// the conditions against it with store.CheckConditions; no old item means
-// none was stored. Should the conditions hold against what came back (an
+// ConditionalCheckFailed) that is not the resend of this call's own write
+// (see Retries) becomes ErrExists when only NotExists failed and ErrConflict
+// otherwise. DynamoDB does not say which condition failed, so every
+// conditional write asks for the old item (ALL_OLD) and the engine
+// evaluates the conditions against it with store.CheckConditions; no old
+// item means none was stored. Should the conditions hold against what came back (an
 // emulator that ignores ALL_OLD; minidyn does on PutItem and DeleteItem, which
 // dynamotest repairs), an item must have been there, and the engine decides
 // conservatively: ErrExists when every condition is NotExists, ErrConflict
 // otherwise.
+//
+// # Retries
+//
+// The SDK's retryer resends a request whose answer was lost: a 5xx
+// (DynamoDB's InternalServerError means the request may or may not have
+// been applied), a connection reset, a timeout. It resends it unchanged, and
+// DynamoDB offers no idempotency key for PutItem, UpdateItem or DeleteItem,
+// so the resend of an applied conditional write used to fail on the item it
+// had written and be reported as ErrExists or ErrConflict, and the resend of
+// an Update whose condition still held applied it twice. The engine makes
+// every write recognise its own earlier attempt, without any added request:
+//
+//   - Write token. Every Put, Update and Transact call draws a token of 128
+//     random bits (store.WriteTokenLen characters of base64url) and writes it
+//     into store.WriteTokenAttr of each item it stores: PutItem's item,
+//     UpdateItem's SET, and the Puts and Updates of TransactWriteItems. Every
+//     such write is also guarded by "attribute_not_exists(write_token) OR
+//     write_token <> :token", so its resend never applies twice: it fails,
+//     and the old item it returns (ALL_OLD) shows the token.
+//   - Put and Update. A ConditionalCheckFailedException whose old item holds
+//     the call's token is the call's success. Put returns nil; Update returns
+//     that old item, which is exactly the item it wrote (any later write
+//     would have replaced the token). The same holds for the PutItem that
+//     replaces an expired item in Update.
+//   - Delete. It stores nothing, so there is no token to find. A conditional
+//     Delete watches its own attempts (a per-call Finalize middleware after
+//     the SDK's retry loop) and notes whether one failed with its outcome
+//     unknown: anything but a 4xx answer, since DynamoDB applies nothing it
+//     answers with a 4xx (throttling included). A ConditionalCheckFailed
+//     with no old item at all, after such an attempt, is nil. Unconditional
+//     Deletes cannot fail and are not watched.
+//   - Transact. The SDK fills TransactWriteItems' ClientRequestToken once
+//     per call, so its resend carries the first attempt's, and DynamoDB
+//     answers the resend of an applied transaction with success for 10
+//     minutes. Where the resend is evaluated anyway (minidyn ignores the
+//     token), its guarded Puts and Updates fail on items holding the call's
+//     token: one such cancellation reason proves the whole transaction was
+//     applied, and Transact returns nil. A transaction of Deletes and
+//     ConditionChecks alone has only the ClientRequestToken.
+//
+// store.go ("Retries") states the resulting contract and where it is not
+// exact (another writer between the lost answer and the resend). The token
+// costs store.WriteTokenLen+11 bytes of every item, which store.ItemSize
+// counts, one more condition clause on every Put and Update (an
+// unconditional Put now carries the guard as its only condition) and one
+// more SET in every Update; the request count is unchanged.
 //
 // # Queries
 //

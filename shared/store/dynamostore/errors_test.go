@@ -60,7 +60,7 @@ func TestSentinelMapsDriverErrorsToThePortsSentinels(t *testing.T) {
 func TestFailureIsErrExistsOnlyWhenOnlyNotExistsFailed(t *testing.T) {
 	const now = 1000
 	item := func(version, expiresAt int64) av {
-		return encodeItem(store.Item{PK: "p", SK: "s", Version: version, ExpiresAt: expiresAt, Attrs: map[string]any{"state": "open"}})
+		return encodeItem(store.Item{PK: "p", SK: "s", Version: version, ExpiresAt: expiresAt, Attrs: map[string]any{"state": "open"}}, "")
 	}
 	tests := []struct {
 		name  string
@@ -93,7 +93,7 @@ func TestExpressionsUsePlaceholdersOnly(t *testing.T) {
 		store.NotExists(),
 		store.AttrEquals("a) OR (1 = 1", "x' OR '1'='1"),
 		store.VersionEquals(3),
-	}, e.absentOrLive())
+	}, e.absentOrLive(), e.notWrittenBy("tok'en"))
 	exp, idx := int64(0), ""
 	update := e.update(store.Update{
 		Set:       map[string]any{"name with spaces": "v"},
@@ -101,17 +101,18 @@ func TestExpressionsUsePlaceholdersOnly(t *testing.T) {
 		Remove:    []string{"gone"},
 		ExpiresAt: &exp,
 		GSI1PK:    &idx, GSI1SK: &idx,
-	})
+	}, "tok'en")
 	for _, s := range []string{cond, update} {
-		for _, leak := range []string{"1 = 1", "x'", "name with spaces", "count", "gone", "expires_at", "version", "GSI1"} {
+		for _, leak := range []string{"1 = 1", "x'", "name with spaces", "count", "gone", "expires_at", "version", "GSI1", "write_token", "tok'en"} {
 			if strings.Contains(s, leak) {
 				t.Errorf("expression %q contains %q literally", s, leak)
 			}
 		}
 	}
-	// :now, the compared attribute value, the compared version, ADD
+	// :now, the compared attribute value, the compared version, the token
+	// the guard compares, the token SET (a placeholder of its own), ADD
 	// version's 1, the counter's delta and the SET value; removals take none.
-	if got, want := len(e.Values()), 6; got != want {
+	if got, want := len(e.Values()), 8; got != want {
 		t.Errorf("len(values) = %d (%v), want %d", got, e.Values(), want)
 	}
 	for _, removed := range []string{"gone", "expires_at", "GSI1PK", "GSI1SK"} {

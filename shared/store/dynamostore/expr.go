@@ -87,6 +87,15 @@ func (e *expr) absentOrLive() string {
 		e.name(attrPK), x, x, e.nowValue())
 }
 
+// notWrittenBy holds unless the stored item carries token: the guard of
+// every write that stores an item, so the SDK's resend of a write already
+// applied fails instead of applying it again, and its old item (ALL_OLD)
+// shows the token (see "Retries" in the package doc).
+func (e *expr) notWrittenBy(token string) string {
+	x := e.name(store.WriteTokenAttr)
+	return fmt.Sprintf("(attribute_not_exists(%s) OR %s <> %s)", x, x, e.value(str(token)))
+}
+
 // condition is the condition expression of one port condition
 // (store.ValidateConditions has checked its shape).
 func (e *expr) condition(c store.Condition) string {
@@ -124,13 +133,15 @@ func (e *expr) conditions(conds []store.Condition, extra ...string) string {
 	return strings.Join(parts, " AND ")
 }
 
-// update is the UpdateExpression of u (store.ValidateUpdate has refused an
-// attribute named twice, which DynamoDB refuses too). Version is incremented
-// with ADD, so an absent item becomes version 1, as in store.ApplyUpdate; an
-// expiry of 0 and empty index keys are removed, since the engine stores
-// neither.
-func (e *expr) update(u store.Update) string {
-	var set, remove []string
+// update is the UpdateExpression of u written by the call whose write
+// token is token (store.ValidateUpdate has refused an attribute named
+// twice, which DynamoDB refuses too). Version is incremented with ADD, so
+// an absent item becomes version 1, as in store.ApplyUpdate; an expiry of 0
+// and empty index keys are removed, since the engine stores neither; the
+// token replaces the previous writer's.
+func (e *expr) update(u store.Update, token string) string {
+	set := []string{e.name(store.WriteTokenAttr) + " = " + e.value(str(token))}
+	var remove []string
 	add := []string{e.name(attrVersion) + " " + e.value(num(1))}
 	for _, n := range sortedKeys(u.Set) {
 		set = append(set, e.name(n)+" = "+e.value(attrValue(u.Set[n])))
@@ -156,10 +167,7 @@ func (e *expr) update(u store.Update) string {
 				e.name(attrGSI1SK)+" = "+e.value(str(*u.GSI1SK)))
 		}
 	}
-	clauses := []string{"ADD " + strings.Join(add, ", ")}
-	if len(set) > 0 {
-		clauses = append(clauses, "SET "+strings.Join(set, ", "))
-	}
+	clauses := []string{"ADD " + strings.Join(add, ", "), "SET " + strings.Join(set, ", ")}
 	if len(remove) > 0 {
 		clauses = append(clauses, "REMOVE "+strings.Join(remove, ", "))
 	}

@@ -42,10 +42,14 @@ func attrValue(v any) types.AttributeValue {
 // keyAV is the table key of k.
 func keyAV(k store.Key) av { return av{attrPK: str(k.PK), attrSK: str(k.SK)} }
 
-// encodeItem is the stored form of it (see the package doc).
-func encodeItem(it store.Item) av {
-	m := make(av, len(it.Attrs)+6)
+// encodeItem is the stored form of it written by the call whose write
+// token is token ("" stores none; see the package doc).
+func encodeItem(it store.Item, token string) av {
+	m := make(av, len(it.Attrs)+7)
 	m[attrPK], m[attrSK], m[attrVersion] = str(it.PK), str(it.SK), num(it.Version)
+	if token != "" {
+		m[store.WriteTokenAttr] = str(token)
+	}
 	if it.GSI1PK != "" && it.GSI1SK != "" {
 		m[attrGSI1PK], m[attrGSI1SK] = str(it.GSI1PK), str(it.GSI1SK)
 	}
@@ -58,14 +62,17 @@ func encodeItem(it store.Item) av {
 	return m
 }
 
-// decodeItem reads a stored item. Attributes of types the engine never
-// writes (lists, maps, sets, NULL) or numbers that are not int64 are an
-// error: the row was not written through the port.
+// decodeItem reads a stored item, leaving out the write token. Attributes
+// of types the engine never writes (lists, maps, sets, NULL) or numbers
+// that are not int64 are an error: the row was not written through the
+// port.
 func decodeItem(m av) (store.Item, error) {
 	var it store.Item
 	for name, v := range m {
 		var err error
 		switch name {
+		case store.WriteTokenAttr:
+			// The engine's own (see "Retries"); never shown to callers.
 		case attrPK:
 			it.PK, err = asString(name, v)
 		case attrSK:

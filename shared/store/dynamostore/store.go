@@ -72,22 +72,27 @@ func (s *Store) Get(ctx context.Context, key store.Key) (store.Item, error) {
 }
 
 // Put writes the whole item with one PutItem, replacing an expired or live
-// item, when every condition holds (ErrExists or ErrConflict otherwise).
+// item, when every condition holds (ErrExists or ErrConflict otherwise). The
+// item carries a fresh write token, and a resend by the SDK that finds the
+// item this call stored is this call's success (see "Retries").
 func (s *Store) Put(ctx context.Context, item store.Item, conds ...store.Condition) error {
 	if err := validatePut(item, conds); err != nil {
 		return fmt.Errorf("dynamostore: put %s: %w", item.Key(), err)
 	}
-	now := s.clock()
+	now, token := s.clock(), newWriteToken()
 	e := newExpr(now)
 	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                           &s.table,
-		Item:                                encodeItem(item),
-		ConditionExpression:                 optional(e.conditions(conds)),
+		Item:                                encodeItem(item, token),
+		ConditionExpression:                 aws.String(e.conditions(conds, e.notWrittenBy(token))),
 		ExpressionAttributeNames:            e.Names(),
 		ExpressionAttributeValues:           e.Values(),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	if old, ok := conditionFailed(err); ok {
+		if writtenBy(old, token) {
+			return nil // an attempt of this call was applied; its answer was lost
+		}
 		return fmt.Errorf("dynamostore: put %s: %w", item.Key(), failure(conds, old, now))
 	}
 	if err != nil {
@@ -104,13 +109,22 @@ func validatePut(item store.Item, conds []store.Condition) error {
 }
 
 // Delete removes the item at key with one DeleteItem when every condition
-// holds. Without conditions it succeeds whether or not an item is there.
+// holds. Without conditions it succeeds whether or not an item is there. A
+// conditional Delete whose conditions fail on no item at all, after an
+// attempt of this call whose outcome is unknown (a lost answer the SDK
+// retried), reports success: the item is gone, most likely by that attempt
+// (see "Retries" for when it was not).
 func (s *Store) Delete(ctx context.Context, key store.Key, conds ...store.Condition) error {
 	if err := validateKeyed(key, conds); err != nil {
 		return fmt.Errorf("dynamostore: delete: %w", err)
 	}
 	now := s.clock()
 	e := newExpr(now)
+	var att attempts
+	var watch []func(*dynamodb.Options)
+	if len(conds) > 0 {
+		watch = append(watch, att.watch)
+	}
 	_, err := s.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName:                           &s.table,
 		Key:                                 keyAV(key),
@@ -118,8 +132,11 @@ func (s *Store) Delete(ctx context.Context, key store.Key, conds ...store.Condit
 		ExpressionAttributeNames:            e.Names(),
 		ExpressionAttributeValues:           e.Values(),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	}, watch...)
 	if old, ok := conditionFailed(err); ok {
+		if len(old) == 0 && att.unknown {
+			return nil // no item left, after an attempt that may have removed it
+		}
 		return fmt.Errorf("dynamostore: delete %s: %w", key, failure(conds, old, now))
 	}
 	if err != nil {
@@ -139,20 +156,24 @@ func validateKeyed(key store.Key, conds []store.Condition) error {
 // REMOVE; ReturnValues ALL_NEW) when every condition holds, and returns the
 // item as written. An expired item is replaced by u applied to an empty item,
 // at the cost of one more write (see the package doc). An update whose own
-// attributes exceed store.MaxItemBytes is ErrTooLarge before any call.
+// attributes exceed store.MaxItemBytes is ErrTooLarge before any call. The
+// update sets a fresh write token and is guarded against it, so a resend by
+// the SDK never applies u twice: it finds the item this call wrote, which is
+// returned (see "Retries").
 func (s *Store) Update(ctx context.Context, key store.Key, u store.Update, conds ...store.Condition) (store.Item, error) {
 	if err := validateUpdate(key, u, conds); err != nil {
 		return store.Item{}, fmt.Errorf("dynamostore: update: %w", err)
 	}
 	op := "update " + key.String()
+	token := newWriteToken()
 	for range maxExpiredRewrites {
 		now := s.clock()
 		e := newExpr(now)
 		out, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName:                           &s.table,
 			Key:                                 keyAV(key),
-			UpdateExpression:                    aws.String(e.update(u)),
-			ConditionExpression:                 aws.String(e.conditions(conds, e.absentOrLive())),
+			UpdateExpression:                    aws.String(e.update(u, token)),
+			ConditionExpression:                 aws.String(e.conditions(conds, e.absentOrLive(), e.notWrittenBy(token))),
 			ExpressionAttributeNames:            e.Names(),
 			ExpressionAttributeValues:           e.Values(),
 			ReturnValues:                        types.ReturnValueAllNew,
@@ -165,6 +186,9 @@ func (s *Store) Update(ctx context.Context, key store.Key, u store.Update, conds
 		if !ok {
 			return store.Item{}, translate(op, err)
 		}
+		if writtenBy(old, token) {
+			return decodeItem(old) // an attempt of this call was applied; its answer was lost
+		}
 		if !storedExpired(old, now) {
 			return store.Item{}, fmt.Errorf("dynamostore: %s: %w", op, failure(conds, old, now))
 		}
@@ -174,12 +198,16 @@ func (s *Store) Update(ctx context.Context, key store.Key, u store.Update, conds
 			return store.Item{}, fmt.Errorf("dynamostore: %s: %w", op, err)
 		}
 		item := store.ApplyUpdate(key, nil, u)
-		err = s.replaceExpired(ctx, item, now)
+		err = s.replaceExpired(ctx, item, token, now)
 		if err == nil {
 			return normalize(item), nil
 		}
-		if _, ok := conditionFailed(err); !ok {
+		old, ok = conditionFailed(err)
+		if !ok {
 			return store.Item{}, translate(op, err)
+		}
+		if writtenBy(old, token) {
+			return decodeItem(old) // the replacement was applied; its answer was lost
 		}
 		// The expired item changed under us (deleted, renewed): start over.
 	}
@@ -202,20 +230,22 @@ func validateUpdate(key store.Key, u store.Update, conds []store.Condition) erro
 	return nil
 }
 
-// replaceExpired writes item over the expired item stored at its key, on the
-// condition that it is still stored and still expired at now. The item is
-// validated first (it may be over the size limit).
-func (s *Store) replaceExpired(ctx context.Context, item store.Item, now int64) error {
+// replaceExpired writes item, with the call's write token, over the
+// expired item stored at its key, on the condition that it is still stored
+// and still expired at now (and not already written by this call). The item
+// is validated first (it may be over the size limit).
+func (s *Store) replaceExpired(ctx context.Context, item store.Item, token string, now int64) error {
 	if err := store.ValidateItem(item); err != nil {
 		return err
 	}
 	e := newExpr(now)
 	_, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:                 &s.table,
-		Item:                      encodeItem(item),
-		ConditionExpression:       aws.String(e.presentAndExpired()),
-		ExpressionAttributeNames:  e.Names(),
-		ExpressionAttributeValues: e.Values(),
+		TableName:                           &s.table,
+		Item:                                encodeItem(item, token),
+		ConditionExpression:                 aws.String(e.conditions(nil, e.presentAndExpired(), e.notWrittenBy(token))),
+		ExpressionAttributeNames:            e.Names(),
+		ExpressionAttributeValues:           e.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	return err
 }

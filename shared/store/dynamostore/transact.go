@@ -20,7 +20,10 @@ import (
 // An Update of an expired item is rewritten as a Put of u applied to an empty
 // item and the transaction retried once more (see the package doc).
 // Cancellations for other reasons are ErrUnavailable (TransactionConflict,
-// throttling) or ErrInvalid (ValidationError).
+// throttling) or ErrInvalid (ValidationError). Puts and Updates carry the
+// call's write token; a cancellation on an item holding it is the SDK's
+// resend of this call's applied transaction, and Transact returns nil (see
+// "Retries").
 func (s *Store) Transact(ctx context.Context, ops []store.Op) error {
 	if err := store.ValidateTransact(ops); err != nil {
 		return fmt.Errorf("dynamostore: transact: %w", err)
@@ -34,12 +37,13 @@ func (s *Store) Transact(ctx context.Context, ops []store.Op) error {
 	}
 	// rewrite[i]: ops[i] is an Update found to address an expired item.
 	rewrite := make([]bool, len(ops))
+	token := newWriteToken()
 	for range maxExpiredRewrites {
 		now := s.clock()
 		items := make([]types.TransactWriteItem, len(ops))
 		for i, op := range ops {
 			var err error
-			if items[i], err = s.transactItem(op, rewrite[i], now); err != nil {
+			if items[i], err = s.transactItem(op, rewrite[i], token, now); err != nil {
 				return fmt.Errorf("dynamostore: transact: operation %d: %w", i, err)
 			}
 		}
@@ -51,7 +55,7 @@ func (s *Store) Transact(ctx context.Context, ops []store.Op) error {
 		if !errors.As(err, &canceled) {
 			return translate(fmt.Sprintf("transact %d operations", len(ops)), err)
 		}
-		retry, err := s.cancellation(ops, rewrite, canceled, now)
+		retry, err := s.cancellation(ops, rewrite, canceled, token, now)
 		if !retry {
 			return err
 		}
@@ -61,9 +65,17 @@ func (s *Store) Transact(ctx context.Context, ops []store.Op) error {
 }
 
 // cancellation reads a TransactionCanceledException. It returns the error to
-// report, or retry=true after marking (or unmarking) Updates of expired items
-// in rewrite.
-func (s *Store) cancellation(ops []store.Op, rewrite []bool, canceled *types.TransactionCanceledException, now int64) (retry bool, err error) {
+// report (nil when an attempt of this call was applied, see "Retries"), or
+// retry=true after marking (or unmarking) Updates of expired items in
+// rewrite.
+func (s *Store) cancellation(ops []store.Op, rewrite []bool, canceled *types.TransactionCanceledException, token string, now int64) (retry bool, err error) {
+	for _, r := range canceled.CancellationReasons {
+		// One item holding this call's token proves the whole transaction
+		// was applied (it is atomic); this is the SDK's resend of it.
+		if aws.ToString(r.Code) == "ConditionalCheckFailed" && writtenBy(r.Item, token) {
+			return false, nil
+		}
+	}
 	var other error
 	for i, r := range canceled.CancellationReasons {
 		if i >= len(ops) {
@@ -107,16 +119,17 @@ func (s *Store) cancellation(ops []store.Op, rewrite []bool, canceled *types.Tra
 
 // transactItem is the TransactWriteItem of op. An Update marked rewrite
 // becomes a Put of its update applied to an empty item, on the condition that
-// the expired item is still there.
-func (s *Store) transactItem(op store.Op, rewrite bool, now int64) (types.TransactWriteItem, error) {
+// the expired item is still there. Puts and Updates carry the call's write
+// token and the guard against it.
+func (s *Store) transactItem(op store.Op, rewrite bool, token string, now int64) (types.TransactWriteItem, error) {
 	e := newExpr(now)
 	key := keyAV(op.OpKey())
 	allOld := types.ReturnValuesOnConditionCheckFailureAllOld
 	switch {
 	case op.Kind == store.OpPut:
 		return types.TransactWriteItem{Put: &types.Put{
-			TableName: &s.table, Item: encodeItem(op.Item),
-			ConditionExpression:      optional(e.conditions(op.Conditions)),
+			TableName: &s.table, Item: encodeItem(op.Item, token),
+			ConditionExpression:      aws.String(e.conditions(op.Conditions, e.notWrittenBy(token))),
 			ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
 			ReturnValuesOnConditionCheckFailure: allOld,
 		}}, nil
@@ -126,17 +139,17 @@ func (s *Store) transactItem(op store.Op, rewrite bool, now int64) (types.Transa
 			return types.TransactWriteItem{}, err
 		}
 		return types.TransactWriteItem{Put: &types.Put{
-			TableName: &s.table, Item: encodeItem(item),
-			ConditionExpression:      aws.String(e.presentAndExpired()),
+			TableName: &s.table, Item: encodeItem(item, token),
+			ConditionExpression:      aws.String(e.conditions(nil, e.presentAndExpired(), e.notWrittenBy(token))),
 			ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
 			ReturnValuesOnConditionCheckFailure: allOld,
 		}}, nil
 	case op.Kind == store.OpUpdate:
-		update := e.update(op.Update)
+		update := e.update(op.Update, token)
 		return types.TransactWriteItem{Update: &types.Update{
 			TableName: &s.table, Key: key,
 			UpdateExpression:         aws.String(update),
-			ConditionExpression:      aws.String(e.conditions(op.Conditions, e.absentOrLive())),
+			ConditionExpression:      aws.String(e.conditions(op.Conditions, e.absentOrLive(), e.notWrittenBy(token))),
 			ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
 			ReturnValuesOnConditionCheckFailure: allOld,
 		}}, nil

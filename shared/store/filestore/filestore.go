@@ -32,6 +32,14 @@
 // conditions treat it as absent, writes to its key replace it, and
 // PurgeExpired deletes such items for good.
 //
+// # Retries
+//
+// The engine applies every write exactly once and answers that one
+// application; nothing is ever resent, so every answer already is what the
+// port's "Retries" contract asks for, and the engine stores no write token
+// (store.WriteTokenAttr). store.ItemSize still counts one on every item, so
+// the file engine refuses exactly the items DynamoDB would.
+//
 // # Limits beyond the port
 //
 // Besides the port's rules (store.ValidateItem and friends, key lengths

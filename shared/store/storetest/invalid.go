@@ -42,6 +42,10 @@ func invalidWrites() []invalidWrite {
 		updateCase("setting reserved attribute "+name, key("p", "a"), store.Update{Set: map[string]any{name: "x"}})
 		updateCase("adding to reserved attribute "+name, key("p", "a"), store.Update{Add: map[string]int64{name: 1}})
 		updateCase("removing reserved attribute "+name, key("p", "a"), store.Update{Remove: []string{name}})
+		putCase("with AttrEquals on reserved attribute "+name, item("p", "a"), store.AttrEquals(name, "x"))
+		cases = append(cases, invalidWrite{"Delete with AttrEquals on reserved attribute " + name, func(e *env) error {
+			return e.s.Delete(e.t.Context(), key("p", "a"), store.AttrEquals(name, "x"))
+		}})
 	}
 	for name, v := range map[string]any{
 		"int": 1, "int32": int32(1), "uint64": uint64(1), "float64": 1.5, "nil": nil,

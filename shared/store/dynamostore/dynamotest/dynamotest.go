@@ -11,7 +11,11 @@
 // The server here puts a repair layer in front of it that restores
 // DynamoDB's behaviour with the emulator's own API; repair.go lists each
 // repair and the gaps left alone (no TableStatus, no TTL API, no 400 KB
-// limit, keys joined as PK+"."+SK).
+// limit, keys joined as PK+"."+SK, no ClientRequestToken).
+//
+// Faults (faults.go) is a middleware for such a server that loses chosen
+// answers, after the emulator applied the request or instead of it, so tests
+// can drive the SDK's retry of a write whose outcome it never learnt.
 package dynamotest
 
 import (

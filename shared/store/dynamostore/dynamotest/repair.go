@@ -57,7 +57,11 @@ import (
 // "a"/SK "b.c" are one item, and table order is that of the joined string);
 // a page token whose item still exists but has moved in the index resumes at
 // the item's new place; no TableStatus, no TTL API, no 400 KB limit; ADD of
-// decimals. When an internal call is refused (under EmulateFailure, or for a
+// decimals; TransactWriteItems ignores its ClientRequestToken, so a resend
+// of an applied transaction is evaluated again (and fails its conditions)
+// where DynamoDB answers it as a success without writing: the engine does
+// not rely on the token (see dynamostore's "Retries"), and tests of the
+// resend need no repair. When an internal call is refused (under EmulateFailure, or for a
 // missing table), the client gets that refusal, as it would have for its own
 // request.
 type repairs struct {
