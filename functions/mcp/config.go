@@ -8,9 +8,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/custodymcp/custody/shared/auth/oauth"
-	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/store/dynamostore"
 )
 
@@ -43,6 +43,8 @@ import (
 //	                        1048576 (1 MiB on AWS, DECISIONS.md "Time and size constants": a
 //	                        JSON-escaped body grows inside the proxy event, and Lambda refuses
 //	                        invoke payloads over 6 MB).
+//	AUDIT_RETENTION_DAYS    optional. How long audit rows are kept (their TTL), 1 to 36500 days;
+//	                        default 2555 (seven years, gate.DefaultAuditRetention).
 //	LOG_LEVEL               optional. DEBUG, INFO, WARN or ERROR; default INFO. The template
 //	                        sets it from the same parameter as LoggingConfig.ApplicationLogLevel.
 //
@@ -83,6 +85,8 @@ type Config struct {
 	LocalCursorKey []byte
 	AllowedOrigins []string
 	MaxBodyBytes   int64
+	// AuditRetention is the audit rows' TTL (0: the gate's default).
+	AuditRetention time.Duration
 	LogLevel       slog.Level
 	// OAuth configures the OAuth resource server; nil means API keys only.
 	// Its PublicBaseURL is PublicBaseURL; main adds the logger.
@@ -211,6 +215,15 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		}
 	}
 
+	if s := getenv("AUDIT_RETENTION_DAYS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 36500 {
+			bad("AUDIT_RETENTION_DAYS", "must be an integer from 1 to 36500")
+		} else {
+			c.AuditRetention = time.Duration(n) * 24 * time.Hour
+		}
+	}
+
 	switch s := strings.ToUpper(getenv("LOG_LEVEL")); s {
 	case "", "INFO":
 		c.LogLevel = slog.LevelInfo
@@ -224,68 +237,12 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		bad("LOG_LEVEL", "must be DEBUG, INFO, WARN or ERROR")
 	}
 
-	c.OAuth = loadOAuth(getenv, c.PublicBaseURL, emulated, bad)
+	c.OAuth = oauth.ConfigFromEnv(getenv, c.PublicBaseURL, emulated, func(name, problem string) { bad(name, "%s", problem) })
 
 	if len(errs) > 0 {
 		return Config{}, &ConfigError{Vars: errs}
 	}
 	return c, nil
-}
-
-// loadOAuth reads the OAUTH_* variables: nil when OAUTH_ISSUER is empty.
-// Problems go to bad, one per variable.
-func loadOAuth(getenv func(string) string, base string, emulated bool, bad func(name, format string, args ...any)) *oauth.Config {
-	issuer, jwks := getenv("OAUTH_ISSUER"), getenv("OAUTH_JWKS_URL")
-	if issuer == "" {
-		if jwks != "" {
-			bad("OAUTH_JWKS_URL", "is refused without OAUTH_ISSUER")
-		}
-		return nil
-	}
-	oc := &oauth.Config{Issuer: issuer, JWKSURL: jwks, PublicBaseURL: base, AllowHTTP: emulated,
-		RequiredScope: getenv("OAUTH_REQUIRED_SCOPE"), TenantClaim: getenv("OAUTH_TENANT_CLAIM"),
-		Tenant: getenv("OAUTH_TENANT"), UserClaim: getenv("OAUTH_USER_CLAIM"), ClassClaim: getenv("OAUTH_CLASS_CLAIM")}
-	for _, v := range []struct{ name, value string }{{"OAUTH_ISSUER", issuer}, {"OAUTH_JWKS_URL", jwks}} {
-		if err := oauthURL(v.value, emulated); err != nil {
-			bad(v.name, "%s", err)
-		}
-	}
-	if oc.RequiredScope != "" && !oauth.ValidScopeToken(oc.RequiredScope) {
-		bad("OAUTH_REQUIRED_SCOPE", "is not one scope token (visible ASCII but '\"' and '\\')")
-	}
-	if m, err := oauth.ParseScopeMap(getenv("OAUTH_SCOPE_MAP")); err != nil {
-		bad("OAUTH_SCOPE_MAP", "%s", err)
-	} else {
-		oc.ScopeMap = m
-	}
-	for _, v := range []struct{ name, value string }{
-		{"OAUTH_TENANT_CLAIM", oc.TenantClaim}, {"OAUTH_USER_CLAIM", oc.UserClaim}, {"OAUTH_CLASS_CLAIM", oc.ClassClaim},
-	} {
-		if strings.ContainsAny(v.value, " \t\r\n") {
-			bad(v.name, "is not a claim name (no white space)")
-		}
-	}
-	if oc.Tenant != "" && !records.ValidID(oc.Tenant) {
-		bad("OAUTH_TENANT", "is not a tenant id (1-128 bytes; no '#', white space or control characters)")
-	}
-	return oc
-}
-
-// oauthURL validates OAUTH_ISSUER and OAUTH_JWKS_URL: absolute https URLs
-// (http only in emulator runs) without user info, query or fragment.
-func oauthURL(s string, emulated bool) error {
-	if s == "" {
-		return fmt.Errorf("is required with OAUTH_ISSUER")
-	}
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" ||
-		strings.ContainsAny(s, "\"\\ ") {
-		return fmt.Errorf("must be an absolute URL without user info, query or fragment")
-	}
-	if u.Scheme != "https" && !(emulated && u.Scheme == "http") {
-		return fmt.Errorf("must be https (http only with DYNAMODB_ENDPOINT, in emulator runs)")
-	}
-	return nil
 }
 
 // ServerLogLevel is the level of the MCP transport's own logger. Its

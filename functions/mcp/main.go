@@ -107,6 +107,7 @@ func newServer(cfg Config, st store.Store, cursorKey []byte, logger *slog.Logger
 		CursorKey:      cursorKey,
 		AllowedOrigins: cfg.AllowedOrigins,
 		MaxBodyBytes:   cfg.MaxBodyBytes,
+		AuditRetention: cfg.AuditRetention,
 		Logger:         logger,
 		OAuth:          verifier,
 	})

@@ -182,17 +182,31 @@ func TestTemplateFunctionsHaveTheirBuildTargets(t *testing.T) {
 	}
 }
 
-// configVariables returns the variables config.go reads: the string literal
-// of every getenv call. A getenv of anything but a literal fails the test,
-// so the list cannot silently miss one.
+// configFiles are the files whose getenv calls make the function's
+// environment: config.go and the OAUTH_* parser it shares with the dev
+// server.
+var configFiles = []string{"config.go", "../../shared/auth/oauth/env.go"}
+
+// configVariables returns the variables the configuration reads: the
+// string literal of every getenv call in configFiles. A getenv of anything
+// but a literal fails the test, so the list cannot silently miss one.
 func configVariables(t *testing.T) []string {
 	t.Helper()
+	var names []string
+	for _, file := range configFiles {
+		names = getenvLiterals(t, file, names)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func getenvLiterals(t *testing.T, file string, names []string) []string {
+	t.Helper()
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "config.go", nil, 0)
+	f, err := parser.ParseFile(fset, file, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
 	ast.Inspect(f, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
 		if !ok {
@@ -212,7 +226,6 @@ func configVariables(t *testing.T) []string {
 		}
 		return true
 	})
-	sort.Strings(names)
 	return names
 }
 

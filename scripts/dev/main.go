@@ -425,23 +425,33 @@ Press Ctrl-C to stop.
 }
 
 // devOAuth builds the OAuth verifier of -oauth-issuer (nil without one)
-// for the resource base+"/mcp", with the same OAUTH_* variables as
-// functions/mcp.
+// for the resource base+"/mcp", reading the other OAUTH_* variables with
+// the Lambda's own parser (oauth.ConfigFromEnv); the flags stand for
+// OAUTH_ISSUER and OAUTH_JWKS_URL, and http is allowed on loopback.
 func devOAuth(issuer, jwks, base string, getenv func(string) string, logger *slog.Logger) (*oauth.Verifier, error) {
-	if issuer == "" {
-		if jwks != "" {
-			return nil, errors.New("-oauth-jwks-url needs -oauth-issuer")
+	env := func(name string) string {
+		switch name {
+		case "OAUTH_ISSUER":
+			return issuer
+		case "OAUTH_JWKS_URL":
+			return jwks
 		}
+		return getenv(name)
+	}
+	var problems []string
+	c := oauth.ConfigFromEnv(env, base, true, func(name, problem string) {
+		flag := map[string]string{"OAUTH_ISSUER": "-oauth-issuer", "OAUTH_JWKS_URL": "-oauth-jwks-url"}[name]
+		if flag == "" {
+			flag = name
+		}
+		problems = append(problems, flag+" "+problem)
+	})
+	if len(problems) > 0 {
+		return nil, errors.New(strings.Join(problems, "; "))
+	}
+	if c == nil {
 		return nil, nil
 	}
-	scopeMap, err := oauth.ParseScopeMap(getenv("OAUTH_SCOPE_MAP"))
-	if err != nil {
-		return nil, fmt.Errorf("OAUTH_SCOPE_MAP: %w", err)
-	}
-	return oauth.New(oauth.Config{
-		Issuer: issuer, JWKSURL: jwks, PublicBaseURL: base, AllowHTTP: true, Logger: logger,
-		RequiredScope: getenv("OAUTH_REQUIRED_SCOPE"), ScopeMap: scopeMap,
-		TenantClaim: getenv("OAUTH_TENANT_CLAIM"), Tenant: getenv("OAUTH_TENANT"),
-		UserClaim: getenv("OAUTH_USER_CLAIM"), ClassClaim: getenv("OAUTH_CLASS_CLAIM"),
-	})
+	c.Logger = logger
+	return oauth.New(*c)
 }

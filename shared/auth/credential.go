@@ -106,6 +106,9 @@ type Credential struct {
 	CreatedAt  time.Time
 	// KeyHash is the lowercase hex SHA-256 of the key (the row's key).
 	KeyHash string
+	// OAuth is set for a credential verified from an OAuth access token:
+	// what the token said of itself (Reference records it).
+	OAuth *OAuthClaims
 }
 
 // Has reports whether the credential carries the scope.

@@ -46,7 +46,14 @@ type Gate struct {
 	sessionTTL  time.Duration
 	maxSessions int64
 	slots       *slots
+	frozen      map[string]bool
+	retention   time.Duration
 }
+
+// DefaultAuditRetention is how long audit rows are kept unless configured:
+// seven years, the span firms commonly keep client-file records (issue 8,
+// item 4: every row expires; none grows the store for ever).
+const DefaultAuditRetention = 7 * 365 * 24 * time.Hour
 
 var _ mcp.Gate = (*Gate)(nil)
 
@@ -70,6 +77,13 @@ type Options struct {
 	// A call over the cap is refused like a rate-limited one, retry after
 	// 1 s (issue 8, item 3).
 	MaxConcurrent map[ratelimit.Lane]int
+	// FrozenTenants are the tenants the kill switch has turned off
+	// (tools.KillSwitch's, from the same configuration): Readmit refuses
+	// their work. Admit leaves the refusal to the invocation core, which
+	// answers KILL_SWITCH.
+	FrozenTenants map[string]bool
+	// AuditRetention is the audit rows' TTL; 0 means DefaultAuditRetention.
+	AuditRetention time.Duration
 }
 
 // New returns a gate over st.
@@ -83,11 +97,15 @@ func New(st store.Store, opts Options) *Gate {
 	if opts.MaxSessions == 0 {
 		opts.MaxSessions = 100
 	}
+	if opts.AuditRetention == 0 {
+		opts.AuditRetention = DefaultAuditRetention
+	}
 	if opts.MaxConcurrent == nil {
 		opts.MaxConcurrent = map[ratelimit.Lane]int{ratelimit.LaneExpensive: 4}
 	}
 	return &Gate{store: st, limits: opts.Limits, oauth: opts.OAuth, sessionTTL: opts.SessionTTL,
-		maxSessions: int64(opts.MaxSessions), slots: newSlots(opts.MaxConcurrent)}
+		maxSessions: int64(opts.MaxSessions), slots: newSlots(opts.MaxConcurrent), frozen: opts.FrozenTenants,
+		retention: opts.AuditRetention}
 }
 
 // admitted is what Commit needs from Admit's read.
@@ -274,7 +292,9 @@ func (g *Gate) Commit(ctx context.Context, adm *mcp.Admission, c mcp.Commitment)
 			ops = append(ops, ratelimit.Reserve(st.bucket, st.limit, st.now, int64(c.Count)))
 		}
 		for i := range c.Audit {
-			ops = append(ops, store.PutOp(c.Audit[i].Item(), store.NotExists()))
+			it := c.Audit[i].Item()
+			it.ExpiresAt = c.Audit[i].At.Add(g.retention).Unix()
+			ops = append(ops, store.PutOp(it, store.NotExists()))
 		}
 		if c.CreateSession != nil {
 			ops = append(ops, store.PutOp(c.CreateSession.Item(), store.NotExists()))

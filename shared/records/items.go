@@ -150,3 +150,8 @@ func utcChecks(cs []Check) []Check {
 	}
 	return out
 }
+
+// DecodeRow decodes a record row read by key (a tenant, principal or
+// matter row fetched in another package's batch read) into v. A row without
+// data, or data that is not v's shape, is ErrCorrupt.
+func DecodeRow(it store.Item, v any) error { return decode(it, v) }

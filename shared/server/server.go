@@ -91,6 +91,14 @@ type Config struct {
 	// AnonymousToken authenticates requests that present no credential: the
 	// conformance fixture profile only (see mcp.Options.AnonymousToken).
 	AnonymousToken string
+	// MaxSessions caps a credential's live sessions (gate.Options); 0 means
+	// 100.
+	MaxSessions int
+	// AuditRetention is how long audit rows are kept (their TTL); 0 means
+	// gate.DefaultAuditRetention (7 years).
+	AuditRetention time.Duration
+	// ParamsDecoded is the measurement hook of mcp.Options.ParamsDecoded.
+	ParamsDecoded func(method string, decodes int)
 	// OAuth, when set, makes /mcp an OAuth resource server beside its API
 	// keys (package oauth): access tokens of its issuer are accepted, 401s
 	// challenge with its resource_metadata URL and required scope, and its
@@ -102,8 +110,30 @@ type Config struct {
 	OAuth *oauth.Verifier
 }
 
+// Core is what every front door shares, built once (issue 9, "one
+// composition"): the store and the record over it, the access funnel, the
+// gate, the tool, prompt and resource registries and the sealers. The /mcp
+// endpoint is derived from it now; the task worker, the sweeper and the
+// approval page take the same core, so a call runs through one pipeline
+// whichever door it came in by.
+type Core struct {
+	Store     store.Store
+	Repo      *records.Repo
+	Funnel    access.Funnel
+	Gate      *gate.Gate
+	Tools     *tools.Registry
+	Prompts   *prompts.Registry
+	Resources *resources.Registry
+	Cursors   *mcp.CursorSealer
+	States    *mcp.StateSealer
+	Logger    *slog.Logger
+	Now       func() time.Time
+}
+
 // Server is the composed endpoint.
 type Server struct {
+	// Core is what the endpoint was built on.
+	Core      *Core
 	MCP       *mcp.Server
 	Registry  *tools.Registry
 	Prompts   *prompts.Registry
@@ -180,8 +210,19 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	g := gate.New(cfg.Store, gate.Options{Limits: cfg.Limits, OAuth: cfg.OAuth, SessionTTL: cfg.SessionTTL,
+		MaxSessions: cfg.MaxSessions, FrozenTenants: cfg.KillSwitch.FrozenTenants, AuditRetention: cfg.AuditRetention})
+	core := &Core{Store: cfg.Store, Repo: repo, Funnel: funnel, Gate: g, Tools: reg, Prompts: prm,
+		Resources: res, Cursors: cursors, States: states, Logger: cfg.Logger, Now: cfg.Now}
 	srv := mcp.NewServer(mcp.Options{
-		Gate:           gate.New(cfg.Store, gate.Options{Limits: cfg.Limits, OAuth: cfg.OAuth}),
+		Gate:           g,
+		ParamsDecoded:  cfg.ParamsDecoded,
 		Challenge:      challenge(cfg.OAuth),
 		Store:          cfg.Store,
 		PollMin:        cfg.PollMin,
@@ -213,7 +254,7 @@ func New(cfg Config) (*Server, error) {
 	prm.Install(srv)
 	res.Install(srv)
 	completion.Install(srv, completion.Options{Prompts: prm, Resources: res, Logger: cfg.Logger})
-	return &Server{MCP: srv, Registry: reg, Prompts: prm, Resources: res, oauth: cfg.OAuth}, nil
+	return &Server{Core: core, MCP: srv, Registry: reg, Prompts: prm, Resources: res, oauth: cfg.OAuth}, nil
 }
 
 // challenge is the 401 challenge: the verifier's once an issuer is

@@ -427,7 +427,8 @@ func (v *Verifier) principal(std claims, extra map[string]any) (*auth.Credential
 		client = std.AZP
 	}
 	id, hash := CredentialID(std.Issuer, tenant, std.Subject, client, class)
-	cred := &auth.Credential{ID: id, Tenant: tenant, Owner: owner, Class: class, KeyHash: hash, Label: "oauth"}
+	cred := &auth.Credential{ID: id, Tenant: tenant, Owner: owner, Class: class, KeyHash: hash, Label: "oauth",
+		OAuth: &auth.OAuthClaims{Issuer: std.Issuer, Subject: std.Subject, ClientID: client, ExpiresAt: std.Expiry.Time().UTC()}}
 	if client != "" {
 		cred.Label += " " + client
 	}
