@@ -132,8 +132,8 @@ func (s *Server) call(x *exchange, m *Message, out *stream, meta *requestMeta) *
 				c.rec.Outcome = "rpc:" + strconv.Itoa(CodeInternalError)
 				return
 			}
+			c.rec.Outcome = "" // the conflict answer records its own
 			result, err := w.OnConflict(ctx, failed)
-			c.rec.Outcome = ""
 			s.settleCall(ctx, x, c, result, err)
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/custodymcp/custody/shared/audit"
@@ -46,18 +47,44 @@ func PostToSession(ctx context.Context, st store.Store, sess *Session, method st
 
 // serveGETStream holds the session's stream until the client leaves, the
 // session ends or the credential stops resolving.
+//
+// A session holds at most Options.MaxGETStreams streams (issue 8, item 9):
+// each takes a slot row, `SESS#<id>` / `STREAM#<n>`, claimed with a
+// not-exists condition in the GET's one commit and leased for three
+// Recheck intervals (streamLease); the holder renews it at each recheck and deletes it
+// when the stream ends. A process that dies leaves its slot to expire.
+// Every slot taken → 429.
 func (s *Server) serveGETStream(x *exchange, token string) {
+	sess := x.adm.Session
+	slot, ok := s.freeStreamSlot(x.r.Context(), sess)
+	if !ok {
+		x.w.Header().Set("Retry-After", strconv.Itoa(int(s.streamLease()/time.Second)+1))
+		s.httpRefusal(x, "GET /mcp", http.StatusTooManyRequests, ID{}, &Error{Code: CodeRateLimited,
+			Message: "Too many GET streams: this session holds " + strconv.Itoa(s.opts.MaxGETStreams) + " already; close one first."})
+		return
+	}
+	holder := newRequestID()
 	rec := s.newAudit(x, "GET /mcp")
 	rec.Outcome = audit.OutcomeOK
 	x.count = s.countIfAllowed(x, 1)
+	taken := false
+	x.addWrites(Writes{Ops: []store.Op{store.PutOp(store.Item{PK: slot.PK, SK: slot.SK, Version: 1,
+		ExpiresAt: x.started.Add(s.streamLease()).Unix(), Attrs: map[string]any{"holder": holder}}, store.NotExists())}},
+		func(context.Context, int) { taken = true; rec.Outcome = "http:429" })
 	if err := s.commit(x); err != nil {
 		s.commitFailed(x, ID{}, err)
 		return
 	}
+	if taken { // another stream took the slot between the read and the write
+		s.logOutcome(x, http.StatusTooManyRequests)
+		writeError(x.w, http.StatusTooManyRequests, ID{}, &Error{Code: CodeRateLimited,
+			Message: "Too many GET streams for this session; retry shortly."})
+		return
+	}
 	s.logOutcome(x, http.StatusOK)
+	defer s.releaseStreamSlot(x.r.Context(), slot, holder)
 	out := newStream(x.w, true)
 	ctx := x.r.Context()
-	sess := x.adm.Session
 	if err := out.send(nil); err != nil { // the priming event alone
 		return
 	}
@@ -76,7 +103,7 @@ func (s *Server) serveGETStream(x *exchange, token string) {
 				return
 			}
 		case <-recheck.C:
-			if !s.stillAuthorized(ctx, token, sess) {
+			if !s.stillAuthorized(ctx, token, sess) || !s.renewStreamSlot(ctx, slot, holder) {
 				return
 			}
 		case <-poll.C:
@@ -85,6 +112,50 @@ func (s *Server) serveGETStream(x *exchange, token string) {
 			}
 		}
 	}
+}
+
+// streamLease is how long a stream's slot lives unrenewed: three Recheck
+// intervals, and never under 3 s (expiry is kept in whole seconds).
+func (s *Server) streamLease() time.Duration { return max(3*s.opts.Recheck, 3*time.Second) }
+
+// streamSlotKey is the row of a session's n-th GET stream slot.
+func streamSlotKey(sessionID string, n int) store.Key {
+	return store.Key{PK: SessionPK(sessionID), SK: "STREAM#" + strconv.Itoa(n)}
+}
+
+// freeStreamSlot reads the session's slots (one strongly consistent query)
+// and returns a free one.
+func (s *Server) freeStreamSlot(ctx context.Context, sess *Session) (store.Key, bool) {
+	taken := map[string]bool{}
+	page, err := s.opts.Store.Query(ctx, store.Query{PK: SessionPK(sess.ID), SK: store.SortKeyCondition{Prefix: "STREAM#"}})
+	if err != nil {
+		return store.Key{}, false
+	}
+	for _, it := range page.Items {
+		taken[it.SK] = true
+	}
+	for n := 0; n < s.opts.MaxGETStreams; n++ {
+		if k := streamSlotKey(sess.ID, n); !taken[k.SK] {
+			return k, true
+		}
+	}
+	return store.Key{}, false
+}
+
+// renewStreamSlot extends the stream's lease; false when the slot is no
+// longer this stream's (it expired and another took it).
+func (s *Server) renewStreamSlot(ctx context.Context, slot store.Key, holder string) bool {
+	exp := s.opts.Now().Add(s.streamLease()).Unix()
+	_, err := s.opts.Store.Update(ctx, slot, store.Update{ExpiresAt: &exp}, store.AttrEquals("holder", holder))
+	return err == nil || errors.Is(err, store.ErrUnavailable) // a store hiccup does not end a stream
+}
+
+// releaseStreamSlot frees the slot when the stream ends, even when the
+// client has gone (its context is cancelled by then).
+func (s *Server) releaseStreamSlot(ctx context.Context, slot store.Key, holder string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	_ = s.opts.Store.Delete(ctx, slot, store.AttrEquals("holder", holder))
 }
 
 // stillAuthorized re-resolves the credential and the session.

@@ -94,6 +94,9 @@ type Config struct {
 	// MaxSessions caps a credential's live sessions (gate.Options); 0 means
 	// 100.
 	MaxSessions int
+	// MaxConcurrent caps a credential's concurrent calls per lane in this
+	// process (gate.Options); nil means 4 in the expensive lane.
+	MaxConcurrent map[ratelimit.Lane]int
 	// AuditRetention is how long audit rows are kept (their TTL); 0 means
 	// gate.DefaultAuditRetention (7 years).
 	AuditRetention time.Duration
@@ -217,7 +220,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Now = time.Now
 	}
 	g := gate.New(cfg.Store, gate.Options{Limits: cfg.Limits, OAuth: cfg.OAuth, SessionTTL: cfg.SessionTTL,
-		MaxSessions: cfg.MaxSessions, FrozenTenants: cfg.KillSwitch.FrozenTenants, AuditRetention: cfg.AuditRetention})
+		MaxSessions: cfg.MaxSessions, MaxConcurrent: cfg.MaxConcurrent, FrozenTenants: cfg.KillSwitch.FrozenTenants, AuditRetention: cfg.AuditRetention})
 	core := &Core{Store: cfg.Store, Repo: repo, Funnel: funnel, Gate: g, Tools: reg, Prompts: prm,
 		Resources: res, Cursors: cursors, States: states, Logger: cfg.Logger, Now: cfg.Now}
 	srv := mcp.NewServer(mcp.Options{

@@ -71,6 +71,9 @@ type Options struct {
 	AllowedHosts   []string
 	KillSwitch     tools.KillSwitch
 	RegisterExtra  func(*tools.Registry) error
+	// RegisterExtraOn is RegisterExtra for fixtures that read the store
+	// (the Env's, under its fault decorator).
+	RegisterExtraOn func(*tools.Registry, store.Store) error
 	// RegisterExtraPrompts and RegisterExtraResources add prompts and
 	// resources (see server.Config).
 	RegisterExtraPrompts   func(*prompts.Registry) error
@@ -87,6 +90,11 @@ type Options struct {
 	// GETStream offers the GET stream, polling every 10 ms and re-resolving
 	// the credential every 50 ms.
 	GETStream bool
+	// MaxSessions and MaxConcurrent: see server.Config.
+	MaxSessions   int
+	MaxConcurrent map[ratelimit.Lane]int
+	// ParamsDecoded: see server.Config.
+	ParamsDecoded func(method string, decodes int)
 	// OAuth, when set, makes every instance an OAuth resource server for
 	// this issuer configuration; each instance's PublicBaseURL is its own
 	// httptest URL, so its canonical resource is that URL + "/mcp".
@@ -167,16 +175,32 @@ func New(t testing.TB, opts Options) *Env {
 		Store: env.Faulty, CursorKey: bytes.Repeat([]byte{7}, 32), Limits: opts.Limits,
 		AllowedOrigins: opts.AllowedOrigins, AllowedHosts: opts.AllowedHosts,
 		MaxBodyBytes: opts.MaxBodyBytes, ToolPageSize: opts.ToolPageSize, KillSwitch: opts.KillSwitch,
-		Now: clock.Now, RegisterExtra: opts.RegisterExtra,
+		Now: clock.Now, RegisterExtra: extraTools(opts, env.Faulty),
 		RegisterExtraPrompts: opts.RegisterExtraPrompts, RegisterExtraResources: opts.RegisterExtraResources,
 		ListPageSize: opts.ListPageSize,
 		PollMin:      5 * time.Millisecond, PollMax: 20 * time.Millisecond,
 		GETStream: opts.GETStream, StreamPoll: 10 * time.Millisecond, Heartbeat: 20 * time.Millisecond,
-		Recheck: 50 * time.Millisecond,
+		Recheck:     50 * time.Millisecond,
+		MaxSessions: opts.MaxSessions, MaxConcurrent: opts.MaxConcurrent, ParamsDecoded: opts.ParamsDecoded,
 	}
 	env.oauth = opts.OAuth
 	env.Server, env.URL = env.Instance(t)
 	return env
+}
+
+// extraTools joins Options.RegisterExtra and RegisterExtraOn.
+func extraTools(opts Options, st store.Store) func(*tools.Registry) error {
+	if opts.RegisterExtraOn == nil {
+		return opts.RegisterExtra
+	}
+	return func(reg *tools.Registry) error {
+		if opts.RegisterExtra != nil {
+			if err := opts.RegisterExtra(reg); err != nil {
+				return err
+			}
+		}
+		return opts.RegisterExtraOn(reg, st)
+	}
 }
 
 // Instance composes one more server over the same store — another
@@ -365,4 +389,53 @@ func Structured(t testing.TB, res map[string]any) map[string]any {
 		t.Fatalf("no structuredContent in %v", res)
 	}
 	return sc
+}
+
+// Barrier sends n tools/call requests of tool with args in the session at
+// once — every goroutine waits on one barrier, then all post together —
+// and counts the answers: served (a success), limited (RATE_LIMITED) and
+// other (anything else). It is the 200-way race of issue 8, item 3.
+func (s *Session) Barrier(t testing.TB, n int, tool string, args any) (served, limited, other int) {
+	t.Helper()
+	p, err := json.Marshal(map[string]any{"name": tool, "arguments": args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := make(chan struct{})
+	results := make(chan string, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, 1000+i, p)
+			<-start
+			resp := s.Post(t, []byte(body))
+			if resp.Status != http.StatusOK {
+				results <- fmt.Sprintf("http %d", resp.Status)
+				return
+			}
+			var msg map[string]any
+			if json.Unmarshal(resp.Body, &msg) != nil {
+				results <- "undecodable"
+				return
+			}
+			res, _ := msg["result"].(map[string]any)
+			results <- RefusalClass(res)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(results)
+	for r := range results {
+		switch r {
+		case "":
+			served++
+		case "RATE_LIMITED":
+			limited++
+		default:
+			other++
+		}
+	}
+	return served, limited, other
 }

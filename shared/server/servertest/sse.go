@@ -42,6 +42,17 @@ type EventStream struct {
 // closed with the test (or by Close) and gives up after a minute.
 func OpenStream(t testing.TB, method, url string, body []byte, headers ...string) *EventStream {
 	t.Helper()
+	es, status := TryOpenStream(t, method, url, body, headers...)
+	if es == nil {
+		t.Fatalf("want 200 text/event-stream, got %d", status)
+	}
+	return es
+}
+
+// TryOpenStream is OpenStream that returns (nil, status) for an answer
+// that is not a 200 event stream instead of failing.
+func TryOpenStream(t testing.TB, method, url string, body []byte, headers ...string) (*EventStream, int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
 	if err != nil {
@@ -64,13 +75,15 @@ func OpenStream(t testing.TB, method, url string, body []byte, headers ...string
 		t.Fatal(err)
 	}
 	es := &EventStream{Status: resp.StatusCode, Header: resp.Header, resp: resp, rd: bufio.NewReader(resp.Body), cancel: cancel}
-	t.Cleanup(es.Close)
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		var b bytes.Buffer
 		_, _ = b.ReadFrom(resp.Body)
-		t.Fatalf("want 200 text/event-stream, got %d %s: %s", resp.StatusCode, resp.Header.Get("Content-Type"), b.Bytes())
+		es.Close()
+		t.Logf("not an event stream: %d %s: %s", resp.StatusCode, resp.Header.Get("Content-Type"), b.Bytes())
+		return nil, resp.StatusCode
 	}
-	return es
+	t.Cleanup(es.Close)
+	return es, resp.StatusCode
 }
 
 // Next returns the next event (comments skipped); ok is false at the end.
