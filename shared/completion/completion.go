@@ -17,6 +17,14 @@
 //     screens, within its allow-list, in its tenant — whose id or name
 //     contains the typed value, ignoring case. Values are ids; a name match
 //     suggests the id. A screened or foreign matter never appears.
+//   - A document_id completes through the access funnel only
+//     (DocumentIDs): ids of the documents of the matter named by case_id in
+//     params.context.arguments, when the credential reaches it, whose id or
+//     title contains the typed value, ignoring case. A document withheld
+//     from a client-safe credential never appears, as if it did not exist;
+//     without a case_id in the context, or with one the funnel refuses,
+//     there is nothing to suggest (an empty answer, not an error: the same
+//     for a matter that does not exist and one not reached).
 //   - A completer that fails (the store is down) is -32603 with a plain
 //     sentence, never an empty list that would read as "no matters".
 //
@@ -101,6 +109,49 @@ func MatterIDs(src MatterSource) Completer {
 	}
 }
 
+// DocumentSource resolves a case id and lists the documents of a reached
+// matter the caller may see: the access funnel (access.Funnel satisfies
+// it). Matter returns access.ErrNoMatter for a matter the caller cannot
+// reach.
+type DocumentSource interface {
+	Matter(ctx context.Context, who access.Who, caseID string) (records.Matter, error)
+	Documents(ctx context.Context, who access.Who, m records.Matter) ([]records.Document, error)
+}
+
+// DocumentIDs completes a document_id through src: the ids of the documents
+// the caller may see of the matter named by the case_id argument of the
+// completion's context, whose id or title contains value
+// case-insensitively, sorted by id. No case_id, or one the funnel refuses,
+// suggests nothing; a store failure is an error.
+func DocumentIDs(src DocumentSource) Completer {
+	return func(ctx context.Context, c *Call, value string) ([]string, error) {
+		caseID := c.Arguments["case_id"]
+		if caseID == "" {
+			return nil, nil
+		}
+		m, err := src.Matter(ctx, c.Who, caseID)
+		if errors.Is(err, access.ErrNoMatter) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		docs, err := src.Documents(ctx, c.Who, m)
+		if err != nil {
+			return nil, err
+		}
+		want := strings.ToLower(value)
+		var out []string
+		for _, d := range docs {
+			if strings.Contains(strings.ToLower(d.ID), want) || strings.Contains(strings.ToLower(d.Title), want) {
+				out = append(out, d.ID)
+			}
+		}
+		slices.Sort(out)
+		return out, nil
+	}
+}
+
 // Options configure completion/complete.
 type Options struct {
 	Prompts   PromptLookup
@@ -167,7 +218,7 @@ func (h *handler) complete(ctx context.Context, req *mcp.Request) (any, error) {
 	}
 	c := &Call{
 		Credential: cred,
-		Who:        access.Who{Tenant: cred.Tenant, Principal: cred.Owner, AllowList: cred.AllowList},
+		Who:        access.WhoOf(cred),
 		Arguments:  map[string]string{},
 		Now:        req.Started, Revision: req.Revision,
 	}

@@ -2,7 +2,6 @@ package readtools
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strconv"
 	"time"
@@ -69,9 +68,9 @@ func (rt *readTools) listDocuments(ctx context.Context, c *tools.Call, in ListDo
 	b := attest.New(c.Now, c.Matter.ID, "Read the matter's document rows; a document is verified when a recorded check recomputed its checksum, otherwise grounded as a source itself.")
 	matterRow(b, c)
 	clientSafeNote(b, c)
-	all, err := rt.repo.Documents(ctx, c.Who.Tenant, c.Matter.ID)
+	docs, err := c.Funnel.Documents(ctx, c.Who, c.Matter)
 	var kept []records.Document
-	for _, d := range visible(c, all, func(d records.Document) records.Privilege { return d.Privilege }) {
+	for _, d := range docs {
 		if in.Kind == "" || d.Kind == in.Kind {
 			kept = append(kept, d)
 		}
@@ -141,27 +140,11 @@ type GetDocumentOutput struct {
 	Page              *tools.Page      `json:"page"`
 }
 
-// document reads the document row the input names: NOT_FOUND when absent,
-// CLIENT_SAFE_REFUSED when the caller may not see it.
-func (rt *readTools) document(ctx context.Context, c *tools.Call, id string) (records.Document, error) {
-	d, err := rt.repo.Document(ctx, c.Who.Tenant, c.Matter.ID, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return d, tools.Refuse(tools.ClassNotFound, "No document with that document_id exists in this matter.")
-	}
-	if err != nil {
-		return d, err
-	}
-	if !c.Sees(d.Privilege) {
-		return d, tools.Refuse(tools.ClassClientSafeRefused, "That document is privileged or work product and cannot be shown to a client-safe credential.")
-	}
-	return d, nil
-}
-
 // getDocument answers one document with its versions and one page of chunks.
 func (rt *readTools) getDocument(ctx context.Context, c *tools.Call, in GetDocumentInput) (GetDocumentOutput, error) {
-	d, err := rt.document(ctx, c, in.DocumentID)
+	d, err := c.Funnel.Document(ctx, c.Who, c.Matter, in.DocumentID)
 	if err != nil {
-		return GetDocumentOutput{}, err
+		return GetDocumentOutput{}, err // NOT_FOUND, absent and withheld alike
 	}
 	version := in.Version
 	if version == 0 {
@@ -261,9 +244,9 @@ func (rt *readTools) searchInDocument(ctx context.Context, c *tools.Call, in Sea
 	if len(terms) == 0 {
 		return SearchInDocumentOutput{}, tools.Invalid("query", msgNoTerms)
 	}
-	d, err := rt.document(ctx, c, in.DocumentID)
+	d, err := c.Funnel.Document(ctx, c.Who, c.Matter, in.DocumentID)
 	if err != nil {
-		return SearchInDocumentOutput{}, err
+		return SearchInDocumentOutput{}, err // NOT_FOUND, absent and withheld alike
 	}
 	b := attest.New(c.Now, c.Matter.ID, "Read every chunk of the document's current version and kept those containing every query word; passages are quoted verbatim.")
 	matterRow(b, c)

@@ -2,14 +2,12 @@ package readtools
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/custodymcp/custody/shared/attest"
 	"github.com/custodymcp/custody/shared/records"
-	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/tools"
 )
 
@@ -132,13 +130,13 @@ func (rt *readTools) documentVisibility(ctx context.Context, c *tools.Call) (fun
 	if !c.ClientSafe() {
 		return func(string) bool { return true }, nil
 	}
-	docs, err := rt.repo.Documents(ctx, c.Who.Tenant, c.Matter.ID)
+	docs, err := c.Funnel.Documents(ctx, c.Who, c.Matter)
 	if err != nil {
 		return nil, err
 	}
 	ok := make(map[string]bool, len(docs))
 	for _, d := range docs {
-		ok[d.ID] = c.Sees(d.Privilege)
+		ok[d.ID] = true
 	}
 	return func(id string) bool { return ok[id] }, nil
 }
@@ -203,15 +201,9 @@ type GetFactProvenanceOutput struct {
 
 // getFactProvenance answers one fact with every source that asserts it.
 func (rt *readTools) getFactProvenance(ctx context.Context, c *tools.Call, in GetFactProvenanceInput) (GetFactProvenanceOutput, error) {
-	f, err := rt.repo.Fact(ctx, c.Who.Tenant, c.Matter.ID, in.FactID)
-	if errors.Is(err, store.ErrNotFound) {
-		return GetFactProvenanceOutput{}, tools.Refuse(tools.ClassNotFound, "No fact with that fact_id exists in this matter.")
-	}
+	f, err := c.Funnel.Fact(ctx, c.Who, c.Matter, in.FactID)
 	if err != nil {
-		return GetFactProvenanceOutput{}, err
-	}
-	if !c.Sees(f.Privilege) {
-		return GetFactProvenanceOutput{}, tools.Refuse(tools.ClassClientSafeRefused, "That fact is privileged or work product and cannot be shown to a client-safe credential.")
+		return GetFactProvenanceOutput{}, err // NOT_FOUND, absent and withheld alike
 	}
 	b := attest.New(c.Now, c.Matter.ID, "Read the fact row, the documents it cites and the text of the cited pages; quote_located compares the quote with that text, but only a recorded check makes a fact verified.")
 	matterRow(b, c)

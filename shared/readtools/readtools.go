@@ -19,9 +19,12 @@
 //     rule or a source document, else ungrounded. A note is grounded when it
 //     cites a document, else ungrounded. A matter is grounded when it cites
 //     the pleading that opened it, else ungrounded.
-//   - A client-safe credential sees only privilege "none": privileged and
-//     work-product items are filtered out before paging, and a direct read of
-//     one is refused CLIENT_SAFE_REFUSED. Its answers say so in a note. A
+//   - A client-safe credential sees only privilege "none" (the access
+//     funnel decides: access.Who.Sees): privileged and work-product items
+//     are filtered out before paging, and for it a withheld item does not
+//     exist — a direct read of one by id (get_document, search_in_document,
+//     get_fact_provenance) is the NOT_FOUND an absent id gets, the same
+//     class, sentence and shape. Its answers say so in a note. A
 //     citation of such a document (a fact's assertion, a deadline's or a
 //     matter's source) is left out, its id and provenance id included, and
 //     the item's status is what the visible citations support.
@@ -34,6 +37,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/custodymcp/custody/shared/access"
 	"github.com/custodymcp/custody/shared/attest"
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/mcp"
@@ -156,18 +160,10 @@ func (rt *readTools) citedVisible(ctx context.Context, c *tools.Call, refs []rec
 	}, nil
 }
 
-// visible filters items of a collection to those the credential may see.
+// visible filters items of a collection to those the credential may see
+// (access.Visible: the funnel's rule).
 func visible[T any](c *tools.Call, items []T, privilege func(T) records.Privilege) []T {
-	if !c.ClientSafe() {
-		return items
-	}
-	out := make([]T, 0, len(items))
-	for _, it := range items {
-		if c.Sees(privilege(it)) {
-			out = append(out, it)
-		}
-	}
-	return out
+	return access.Visible(c.Who, items, privilege)
 }
 
 // check is a recorded check on the wire.

@@ -43,7 +43,8 @@ const listedPageLimit = tools.MaxLimit
 // tool through Options.Tools (so its scope is the tool's), and the matter,
 // facts and deadlines templates enumerate the matters Options.Matters lets
 // the caller reach. It fails without a tool registry and a matter source,
-// or when a tool is not registered.
+// or when a tool is not registered. The document template's document_id
+// completes through Options.Documents when it is set.
 func AddCustody(r *Registry) error {
 	if r.opts.Tools == nil || r.opts.Matters == nil {
 		return fmt.Errorf("add custody resources: a tool registry and a matter source are required")
@@ -107,6 +108,9 @@ func AddCustody(r *Registry) error {
 		}
 		if spec.list != nil {
 			t.List = listMatters(spec.list)
+		}
+		if spec.tmpl == DocumentTemplate && r.opts.Documents != nil {
+			t.Complete["document_id"] = completion.DocumentIDs(r.opts.Documents)
 		}
 		if err := r.AddTemplate(t); err != nil {
 			return err

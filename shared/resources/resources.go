@@ -160,7 +160,11 @@ type Options struct {
 	Tools *tools.Registry
 	// Matters lists reachable matters (Call.Matters; the case_id completer).
 	Matters MatterSource
-	Cursors *mcp.CursorSealer
+	// Documents resolves a case_id and lists the documents the caller may
+	// see (the access funnel) for the document template's document_id
+	// completer; nil leaves document_id without one.
+	Documents completion.DocumentSource
+	Cursors   *mcp.CursorSealer
 	// PageSize is the page size of both lists; 0 means 50.
 	PageSize int
 	// Subscriptions, when set, serves resources/subscribe and
@@ -299,7 +303,7 @@ func (r *Registry) newCall(req *mcp.Request, uri string) *Call {
 	cred := req.Credential
 	return &Call{
 		Credential: cred,
-		Who:        access.Who{Tenant: cred.Tenant, Principal: cred.Owner, AllowList: cred.AllowList},
+		Who:        access.WhoOf(cred),
 		URI:        uri, Now: req.Started, Revision: req.Revision, Peer: req, req: req, reg: r,
 	}
 }
@@ -484,14 +488,16 @@ func (r *Registry) readError(ctx context.Context, req *mcp.Request, uri string, 
 		return rpcErr
 	case errors.Is(err, mcp.ErrAskCancelled), errors.Is(err, context.Canceled), errors.Is(err, mcp.ErrInputRequired):
 		return err // the transport answers these itself
-	case errors.Is(err, ErrNotFound), errors.Is(err, tools.ErrUnknownTool), errors.Is(err, access.ErrNoMatter):
+	case errors.Is(err, ErrNotFound), errors.Is(err, tools.ErrUnknownTool), errors.Is(err, access.ErrNoMatter),
+		errors.Is(err, access.ErrNoDocument), errors.Is(err, access.ErrNoFact):
 		return NotFound(req.Revision, uri)
 	case errors.As(err, &refusal):
 		switch refusal.Class {
 		case tools.ClassNotFound, tools.ClassClientSafeRefused, tools.ClassValidation:
 			// The URI's variables are the tool's only arguments: a value the
-			// tool refuses, a matter the funnel refuses and material the
-			// credential class may not see all mean "no such resource here".
+			// tool refuses, a matter or item the funnel refuses (withheld
+			// material included) and a tool the credential class may never
+			// call all mean "no such resource here".
 			return NotFound(req.Revision, uri)
 		case tools.ClassUnavailable:
 			return &mcp.Error{Code: mcp.CodeInternalError, Message: "The matter record could not be read just now; retry shortly."}

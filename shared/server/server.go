@@ -166,7 +166,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
-	resOpts := resources.Options{Tools: reg, Matters: matters, Cursors: cursors, PageSize: listPage, Logger: cfg.Logger}
+	resOpts := resources.Options{Tools: reg, Matters: matters, Documents: matters, Cursors: cursors, PageSize: listPage, Logger: cfg.Logger}
 	if cfg.GETStream {
 		// Updates travel on the GET stream: without it, no subscriptions.
 		resOpts.Subscriptions = subscriptions.Recorder{}
