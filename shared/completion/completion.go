@@ -25,6 +25,9 @@
 //     without a case_id in the context, or with one the funnel refuses,
 //     there is nothing to suggest (an empty answer, not an error: the same
 //     for a matter that does not exist and one not reached).
+//   - The audit row is indexed under every matter an answer names
+//     (Call.ReportMatter, audit.Record.Matters): the case_ids suggested,
+//     the matter whose document_ids are suggested.
 //   - A completer that fails (the store is down) is -32603 with a plain
 //     sentence, never an empty list that would read as "no matters".
 //
@@ -61,7 +64,14 @@ type Call struct {
 	Arguments map[string]string
 	Now       time.Time
 	Revision  mcp.Revision
+
+	matters []string // reported by ReportMatter
 }
+
+// ReportMatter records that the answer names the matter id (its id, or
+// values drawn from its rows), so the request's audit row is indexed under
+// it (audit.Record.Matters).
+func (c *Call) ReportMatter(id string) { c.matters = append(c.matters, id) }
 
 // Completer suggests values for one argument given the partial value typed
 // so far. It returns every match in the order to show; the caller caps the
@@ -105,6 +115,11 @@ func MatterIDs(src MatterSource) Completer {
 			}
 		}
 		slices.Sort(out)
+		// The answer names the matters of the values it sends (the first
+		// MaxValues, as the handler caps them).
+		for _, id := range out[:min(len(out), MaxValues)] {
+			c.ReportMatter(id)
+		}
 		return out, nil
 	}
 }
@@ -148,6 +163,7 @@ func DocumentIDs(src DocumentSource) Completer {
 			}
 		}
 		slices.Sort(out)
+		c.ReportMatter(m.ID) // even none found says something of its documents
 		return out, nil
 	}
 }
@@ -237,5 +253,6 @@ func (h *handler) complete(ctx context.Context, req *mcp.Request) (any, error) {
 	res.Completion.Total = len(values)
 	res.Completion.HasMore = len(values) > MaxValues
 	res.Completion.Values = append(res.Completion.Values, values[:min(len(values), MaxValues)]...)
+	req.Audit.AddMatter(c.matters...)
 	return res, nil
 }

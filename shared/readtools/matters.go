@@ -100,7 +100,7 @@ func (rt *readTools) listMatters(ctx context.Context, c *tools.Call, in ListMatt
 	results := make([]MatterSummary, len(page))
 	for i, m := range page {
 		results[i] = summarize(c, shown(m, sees))
-		b.Row(urn(c, "matter", m.ID), m.UpdatedAt)
+		citeMatter(b, c, m)
 		b.Add(results[i].Item)
 	}
 	return ListMattersOutput{

@@ -30,6 +30,9 @@
 //     the item's status is what the visible citations support.
 //   - A model's proposed posture is shown only under model_proposal and is
 //     never counted or filtered on.
+//   - Every matter row cited behind an answer (citeMatter) is reported to
+//     the audit index too (tools.Call.ReportMatter), so an answer across
+//     matters is indexed under each matter it contains.
 package readtools
 
 import (
@@ -126,8 +129,13 @@ func (in CaseInput) MatterID() string { return in.CaseID }
 const withheldNote = "This credential is client-safe: privileged and work-product material is not shown."
 
 // matterRow records the matter row behind a matter-scoped answer.
-func matterRow(b *attest.Builder, c *tools.Call) {
-	b.Row(urn(c, "matter", c.Matter.ID), c.Matter.UpdatedAt)
+func matterRow(b *attest.Builder, c *tools.Call) { citeMatter(b, c, c.Matter) }
+
+// citeMatter records the row of a matter behind the answer: in provenance
+// and as_of, and in the audit index (the answer contains rows of m).
+func citeMatter(b *attest.Builder, c *tools.Call, m records.Matter) {
+	b.Row(urn(c, "matter", m.ID), m.UpdatedAt)
+	c.ReportMatter(m.ID)
 }
 
 func urn(c *tools.Call, kind, id string) string {

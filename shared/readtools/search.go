@@ -120,7 +120,7 @@ func (rt *readTools) searchDocuments(ctx context.Context, c *tools.Call, in Sear
 	var out SearchDocumentsOutput
 	var cands []*candidate
 	for _, m := range matters {
-		b.Row(urn(c, "matter", m.ID), m.UpdatedAt)
+		citeMatter(b, c, m)
 		got, err := rt.matterCandidates(ctx, c, m)
 		if err != nil {
 			out.ResultsReadState = attest.StateUnreadable

@@ -54,7 +54,11 @@
 //     subscriptions.Notify. The notification names only the URI the session
 //     itself subscribed to.
 //   - The audit row names the URI (resources/read, subscribe, unsubscribe)
-//     and, for Custody's resources, the tool and matter.
+//     and, for Custody's resources, the tool and matter. A template variable
+//     named case_id (MatterVariable) names a matter: resources/list
+//     indexes its audit row under the matter of every listed resource of
+//     the page it answers (audit.Record.Matters), so "who read this matter"
+//     includes who listed its caption; a read is indexed by its tool.
 //
 // A resource from another package (the conformance fixtures) is added with
 // AddResource or AddTemplate:
@@ -95,6 +99,10 @@ import (
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/tools"
 )
+
+// MatterVariable is the template variable that names a matter (package
+// doc: the audit index).
+const MatterVariable = "case_id"
 
 // ErrNotFound is what a read function returns for a URI that names nothing
 // (a template's variables that match no record): answered as NotFound.
@@ -372,8 +380,21 @@ func (r *Registry) list(ctx context.Context, req *mcp.Request) (any, error) {
 	res := mcp.ListResourcesResult{Resources: make([]mcp.Resource, 0, end-start), NextCursor: next}
 	for _, u := range uris[start:end] {
 		res.Resources = append(res.Resources, byURI[u].ForRevision(req.Revision))
+		req.Audit.AddMatter(r.matterOf(u))
 	}
 	return res, nil
+}
+
+// matterOf returns the matter a URI names: the case_id variable of the
+// first template it is an expansion of, or "" (package doc: the audit
+// index).
+func (r *Registry) matterOf(uri string) string {
+	for _, t := range r.templates {
+		if vars, ok := t.compiled.match(uri); ok {
+			return vars[MatterVariable]
+		}
+	}
+	return ""
 }
 
 // listTemplates serves resources/templates/list: the visible templates,

@@ -97,7 +97,18 @@ type Call struct {
 	// Peer is the client end of the call: log, report progress, ask for
 	// input (elicitation, sampling) in either era.
 	Peer mcp.Peer
+
+	matters []string // reported by ReportMatter
 }
+
+// ReportMatter records that the answer contains rows of the matter id, so
+// the call's audit row is indexed under it (audit.Record.Matters: "who read
+// this matter" stays complete for answers across matters). The pipeline
+// reports the matter the input names itself, once the handler succeeded; a
+// handler that answers from other matters (list_matters, search_documents
+// without case_id) reports each of them. A report of a refused call is
+// dropped: its answer contains no rows.
+func (c *Call) ReportMatter(id string) { c.matters = append(c.matters, id) }
 
 // ClientSafe reports whether the credential is of the client-safe class.
 func (c *Call) ClientSafe() bool { return c.Who.ClientSafe }
@@ -497,7 +508,12 @@ func (r *Registry) govern(ctx context.Context, req *mcp.Request, t *tool, args j
 		Who:        access.WhoOf(cred),
 		Now:        req.Started, Revision: req.Revision, Funnel: r.opts.Funnel, Peer: req,
 	}
-	return t.run(ctx, c, args)
+	out, refusal := t.run(ctx, c, args)
+	if refusal == nil {
+		req.Audit.AddMatter(c.Matter.ID)
+		req.Audit.AddMatter(c.matters...)
+	}
+	return out, refusal
 }
 
 // queryOf returns the free-text "query" argument, if any: the audit row
