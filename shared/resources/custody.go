@@ -57,7 +57,7 @@ func AddCustody(r *Registry) error {
 	}{
 		{
 			tmpl: MatterTemplate, name: "matter", title: "Matter", tool: "get_matter",
-			description: "One matter: caption, court, client, team, open deadlines and recent case notes, with attestation (get_matter's answer).",
+			description: "One matter: caption, court, docket number, client, practice area, status and team, with attestation (get_matter's answer; its deadlines are the deadlines resource's, its case notes list_case_notes').",
 			args:        func(v map[string]string) map[string]any { return map[string]any{"case_id": v["case_id"]} },
 			list: func(m records.Matter) mcp.Resource {
 				return mcp.Resource{URI: MatterURI(m.ID), Name: m.ID, Title: m.Name,
@@ -73,7 +73,7 @@ func AddCustody(r *Registry) error {
 		},
 		{
 			tmpl: FactsTemplate, name: "fact_record", title: "Fact record", tool: "get_fact_record",
-			description: "A matter's facts with their recorded postures, sources and status, up to 100 per read, with attestation (get_fact_record's answer).",
+			description: "A matter's facts with their recorded postures, sources and verification status, up to 100 per read, with attestation (get_fact_record's answer).",
 			args: func(v map[string]string) map[string]any {
 				return map[string]any{"case_id": v["case_id"], "limit": listedPageLimit}
 			},
