@@ -22,19 +22,19 @@ type ListDocumentsInput struct {
 
 // DocumentItem is one document.
 type DocumentItem struct {
-	ID                 string     `json:"id"`
-	Title              string     `json:"title"`
-	Kind               string     `json:"kind"`
-	Privilege          string     `json:"privilege"`
-	Author             string     `json:"author"`
-	Custodian          string     `json:"custodian"`
-	Party              string     `json:"party"`
-	DocumentDate       string     `json:"document_date"`
-	CurrentVersion     int        `json:"current_version"`
-	PageCount          int        `json:"page_count"`
-	SHA256             string     `json:"sha256"`
-	ChecksumVerifiedAt *time.Time `json:"checksum_verified_at"`
-	UpdatedAt          time.Time  `json:"updated_at"`
+	ID                 string       `json:"id"`
+	Title              string       `json:"title"`
+	Kind               string       `json:"kind"`
+	Privilege          string       `json:"privilege"`
+	Author             string       `json:"author"`
+	Custodian          string       `json:"custodian"`
+	Party              string       `json:"party"`
+	DocumentDate       string       `json:"document_date"`
+	CurrentVersion     int          `json:"current_version"`
+	PageCount          int          `json:"page_count"`
+	SHA256             string       `json:"sha256"`
+	ChecksumVerifiedAt *attest.Time `json:"checksum_verified_at"`
+	UpdatedAt          attest.Time  `json:"updated_at"`
 	attest.Item
 }
 
@@ -49,16 +49,11 @@ func documentItem(c *tools.Call, d records.Document) DocumentItem {
 	if d.ChecksumVerifiedAt != nil {
 		status = attest.Verified
 	}
-	var verified *time.Time
-	if d.ChecksumVerifiedAt != nil {
-		t := d.ChecksumVerifiedAt.UTC()
-		verified = &t
-	}
 	return DocumentItem{
 		ID: d.ID, Title: d.Title, Kind: d.Kind, Privilege: string(d.Privilege), Author: d.Author,
 		Custodian: d.Custodian, Party: d.Party, DocumentDate: d.DocumentDate,
 		CurrentVersion: d.CurrentVersion, PageCount: d.PageCount, SHA256: d.SHA256,
-		ChecksumVerifiedAt: verified, UpdatedAt: d.UpdatedAt.UTC(),
+		ChecksumVerifiedAt: attest.AtPtr(d.ChecksumVerifiedAt), UpdatedAt: attest.At(d.UpdatedAt),
 		Item: attest.Item{ProvenanceIDs: []string{urn(c, "document", d.ID)}, VerificationStatus: status},
 	}
 }
@@ -122,11 +117,11 @@ func passage(c *tools.Call, d records.Document, ch records.Chunk) Passage {
 
 // VersionItem is one version of a document.
 type VersionItem struct {
-	Number    int       `json:"number"`
-	SHA256    string    `json:"sha256"`
-	PageCount int       `json:"page_count"`
-	Comment   string    `json:"comment"`
-	CreatedAt time.Time `json:"created_at"`
+	Number    int         `json:"number"`
+	SHA256    string      `json:"sha256"`
+	PageCount int         `json:"page_count"`
+	Comment   string      `json:"comment"`
+	CreatedAt attest.Time `json:"created_at"`
 }
 
 // GetDocumentOutput is get_document's answer.
@@ -167,7 +162,7 @@ func (rt *readTools) getDocument(ctx context.Context, c *tools.Call, in GetDocum
 	} else {
 		items := make([]VersionItem, len(versions))
 		for i, v := range versions {
-			items[i] = VersionItem{Number: v.Number, SHA256: v.SHA256, PageCount: v.PageCount, Comment: v.Comment, CreatedAt: v.CreatedAt.UTC()}
+			items[i] = VersionItem{Number: v.Number, SHA256: v.SHA256, PageCount: v.PageCount, Comment: v.Comment, CreatedAt: attest.At(v.CreatedAt)}
 			b.Row(urn(c, "version", d.ID+"/v"+itoa(v.Number)), v.UpdatedAt)
 		}
 		n := len(items)

@@ -31,11 +31,11 @@ type AssertionItem struct {
 
 // ModelProposalItem is a model's suggested posture: shown, never counted.
 type ModelProposalItem struct {
-	Posture    string    `json:"posture"`
-	Rationale  string    `json:"rationale"`
-	Model      string    `json:"model"`
-	ProposedAt time.Time `json:"proposed_at"`
-	Notice     string    `json:"notice"`
+	Posture    string      `json:"posture"`
+	Rationale  string      `json:"rationale"`
+	Model      string      `json:"model"`
+	ProposedAt attest.Time `json:"proposed_at"`
+	Notice     string      `json:"notice"`
 }
 
 const proposalNotice = "A model's suggestion, not the posture an attorney recorded; it is never counted or filtered on."
@@ -50,7 +50,7 @@ type FactItem struct {
 	Assertions []AssertionItem    `json:"assertions"`
 	Checks     []check            `json:"checks"`
 	Proposal   *ModelProposalItem `json:"model_proposal"`
-	UpdatedAt  time.Time          `json:"updated_at"`
+	UpdatedAt  attest.Time        `json:"updated_at"`
 	attest.Item
 }
 
@@ -93,7 +93,7 @@ func factItem(c *tools.Call, f records.Fact, docVisible func(string) bool) FactI
 	it := FactItem{
 		ID: f.ID, Statement: f.Statement, Posture: string(f.Posture), RecordedBy: f.RecordedBy,
 		Privilege: string(f.Privilege), Assertions: []AssertionItem{}, Checks: checksOf(f.Checks),
-		UpdatedAt: f.UpdatedAt.UTC(),
+		UpdatedAt: attest.At(f.UpdatedAt),
 	}
 	ids := []string{urn(c, "fact", f.ID)}
 	for _, a := range f.Assertions {
@@ -110,7 +110,7 @@ func factItem(c *tools.Call, f records.Fact, docVisible func(string) bool) FactI
 	}
 	if p := f.ModelProposal; p != nil {
 		it.Proposal = &ModelProposalItem{Posture: string(p.Posture), Rationale: p.Rationale,
-			Model: p.Model, ProposedAt: p.ProposedAt.UTC(), Notice: proposalNotice}
+			Model: p.Model, ProposedAt: attest.At(p.ProposedAt), Notice: proposalNotice}
 	}
 	status := attest.Ungrounded
 	if len(it.Assertions) > 0 {

@@ -38,7 +38,6 @@ package readtools
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/custodymcp/custody/shared/access"
 	"github.com/custodymcp/custody/shared/attest"
@@ -176,17 +175,17 @@ func visible[T any](c *tools.Call, items []T, privilege func(T) records.Privileg
 
 // check is a recorded check on the wire.
 type check struct {
-	Method    string    `json:"method"`
-	CheckedBy string    `json:"checked_by"`
-	CheckedAt time.Time `json:"checked_at"`
-	Result    string    `json:"result"`
+	Method    string      `json:"method"`
+	CheckedBy string      `json:"checked_by"`
+	CheckedAt attest.Time `json:"checked_at"`
+	Result    string      `json:"result"`
 }
 
 func checkOf(ch *records.Check) *check {
 	if ch == nil {
 		return nil
 	}
-	return &check{Method: ch.Method, CheckedBy: ch.CheckedBy, CheckedAt: ch.CheckedAt.UTC(), Result: string(ch.Result)}
+	return &check{Method: ch.Method, CheckedBy: ch.CheckedBy, CheckedAt: attest.At(ch.CheckedAt), Result: string(ch.Result)}
 }
 
 func checksOf(cs []records.Check) []check {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/custodymcp/custody/shared/admin"
 	"github.com/custodymcp/custody/shared/audit"
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/prompts"
@@ -167,6 +169,76 @@ func TestInvariantAsOfIsTheNewestRowNotGeneratedAt(t *testing.T) {
 	}
 	if docs["as_of"] == docs["generated_at"] {
 		t.Error("as_of equals generated_at")
+	}
+}
+
+// wireTime is the one layout of a timestamp on the wire: RFC 3339 in UTC
+// with exactly three fractional digits (CONTRACTS.md §1).
+var wireTime = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
+
+// timestamps calls f on every string of a JSON value whose member name
+// says it is a time (as_of, *_at).
+func timestamps(v any, f func(name, value string)) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if s, ok := e.(string); ok && (k == "as_of" || strings.HasSuffix(k, "_at")) {
+				f(k, s)
+			}
+			timestamps(e, f)
+		}
+	case []any:
+		for _, e := range x {
+			timestamps(e, f)
+		}
+	}
+}
+
+// TestInvariantEveryTimestampHasOneFixedWidthLayout: generated_at, as_of
+// and every row's *_at are written alike — milliseconds always, trailing
+// zeros kept — so answers compare and sort as text.
+func TestInvariantEveryTimestampHasOneFixedWidthLayout(t *testing.T) {
+	env := servertest.New(t, servertest.Options{})
+	s := env.Initialize(t, servertest.Attorney, "2025-11-25")
+	seen := map[string]bool{}
+	for _, matter := range seed.DemoMatters {
+		for _, c := range validCalls(matter) {
+			timestamps(servertest.Structured(t, s.Tool(t, c.tool, c.args)), func(name, value string) {
+				seen[name] = true
+				if !wireTime.MatchString(value) {
+					t.Errorf("%s %s: %s = %q, want the layout 2006-01-02T15:04:05.000Z", matter, c.tool, name, value)
+				}
+			})
+		}
+	}
+	for _, name := range []string{"generated_at", "as_of", "updated_at", "created_at", "checked_at", "proposed_at", "checksum_verified_at"} {
+		if !seen[name] {
+			t.Errorf("no answer carried %s: the test checked nothing of it", name)
+		}
+	}
+}
+
+// TestInvariantAScreenChangeIsNotRecordData: adding and removing an ethical
+// wall changes who reaches a matter, not what its record says, so neither
+// the matter's updated_at nor any read's as_of moves.
+func TestInvariantAScreenChangeIsNotRecordData(t *testing.T) {
+	env := servertest.New(t, servertest.Options{})
+	s := env.Initialize(t, servertest.Attorney, "2025-11-25")
+	read := func() (asOf, updated string) {
+		sc := servertest.Structured(t, s.Tool(t, "get_matter", map[string]any{"case_id": seed.Meridian}))
+		return sc["as_of"].(string), sc["matter"].(map[string]any)["updated_at"].(string)
+	}
+	asOf, updated := read()
+	later := servertest.Epoch.Add(time.Hour + 123456789) // nanoseconds, as a clock gives them
+	for _, screened := range []bool{true, false} {
+		res, err := admin.Screen(context.Background(), env.Store, admin.ScreenRequest{Tenant: seed.DemoTenant,
+			CaseID: seed.Meridian, Principal: seed.DemoParalegal, Screened: screened}, later)
+		if err != nil || !res.Changed {
+			t.Fatalf("Screen(%v) = %+v, %v", screened, res, err)
+		}
+		if a, u := read(); a != asOf || u != updated {
+			t.Errorf("after screen %v: as_of %s, updated_at %s; want %s and %s, unmoved", screened, a, u, asOf, updated)
+		}
 	}
 }
 
