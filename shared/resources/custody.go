@@ -44,7 +44,7 @@ const listedPageLimit = tools.MaxLimit
 // facts and deadlines templates enumerate the matters Options.Matters lets
 // the caller reach. It fails without a tool registry and a matter source,
 // or when a tool is not registered. The document template's document_id
-// completes through Options.Documents when it is set.
+// completes through Options.Funnel when it is set.
 func AddCustody(r *Registry) error {
 	if r.opts.Tools == nil || r.opts.Matters == nil {
 		return fmt.Errorf("add custody resources: a tool registry and a matter source are required")
@@ -109,8 +109,8 @@ func AddCustody(r *Registry) error {
 		if spec.list != nil {
 			t.List = listMatters(spec.list)
 		}
-		if spec.tmpl == DocumentTemplate && r.opts.Documents != nil {
-			t.Complete["document_id"] = completion.DocumentIDs(r.opts.Documents)
+		if spec.tmpl == DocumentTemplate && r.opts.Funnel != nil {
+			t.Complete["document_id"] = completion.DocumentIDs(r.opts.Funnel)
 		}
 		if err := r.AddTemplate(t); err != nil {
 			return err

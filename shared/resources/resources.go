@@ -52,7 +52,10 @@
 //     subscribe and unsubscribe answer exactly {} (the conformance suite
 //     counts the keys). A change notifies subscribers through
 //     subscriptions.Notify. The notification names only the URI the session
-//     itself subscribed to.
+//     itself subscribed to, and it is delivered only while the session's
+//     credential may still read that URI (MayDeliver, checked through the
+//     access funnel as the GET stream sends it): an ethical wall added
+//     since the subscription stops the notices.
 //   - The audit row names the URI (resources/read, subscribe, unsubscribe)
 //     and, for Custody's resources, the tool and matter. A template variable
 //     named case_id (MatterVariable) names a matter: resources/list
@@ -155,6 +158,15 @@ type MatterSource interface {
 	Matters(ctx context.Context, who access.Who) ([]records.Matter, error)
 }
 
+// Resolver is the access funnel as the registry uses it beside Matters:
+// a case_id, the visible documents of a reached matter, and one document of
+// it (access.Funnel satisfies it). It answers access.ErrNoMatter and
+// access.ErrNoDocument for what the caller cannot reach or see.
+type Resolver interface {
+	completion.DocumentSource
+	Document(ctx context.Context, who access.Who, m records.Matter, id string) (records.Document, error)
+}
+
 // Subscriber adds a subscription's writes to the request's one commit
 // (req.AddOp), or their removal; implemented by package subscriptions.
 type Subscriber interface {
@@ -168,11 +180,13 @@ type Options struct {
 	Tools *tools.Registry
 	// Matters lists reachable matters (Call.Matters; the case_id completer).
 	Matters MatterSource
-	// Documents resolves a case_id and lists the documents the caller may
-	// see (the access funnel) for the document template's document_id
-	// completer; nil leaves document_id without one.
-	Documents completion.DocumentSource
-	Cursors   *mcp.CursorSealer
+	// Funnel resolves a case_id and the documents of a matter as the
+	// caller may see them (the access funnel): for the document template's
+	// document_id completer and for MayDeliver. nil leaves document_id
+	// without a completer and makes MayDeliver withhold every notice of a
+	// matter's resource.
+	Funnel  Resolver
+	Cursors *mcp.CursorSealer
 	// PageSize is the page size of both lists; 0 means 50.
 	PageSize int
 	// Subscriptions, when set, serves resources/subscribe and
@@ -329,6 +343,68 @@ func (r *Registry) VariableCompleter(cred *auth.Credential, uri, variable string
 		return nil, true
 	}
 	return nil, false
+}
+
+// MayRead reports whether the credential may still read the resource at
+// uri, without reading it (no tool runs, nothing is audited): the URI is
+// one the credential's scopes show, and the matter its case_id names (and
+// the document its document_id names) resolves through the access funnel
+// for the credential — its team, screens, allow-list and class as they
+// stand now. An unknown URI is false; a store failure is an error.
+func (r *Registry) MayRead(ctx context.Context, cred *auth.Credential, uri string) (bool, error) {
+	if res, ok := r.resources[uri]; ok {
+		return cred.Has(res.Scope), nil
+	}
+	for _, t := range r.templates {
+		vars, ok := t.compiled.match(uri)
+		if !ok || !cred.Has(t.Scope) {
+			continue
+		}
+		caseID, scoped := vars[MatterVariable]
+		if !scoped {
+			return true, nil
+		}
+		if r.opts.Funnel == nil {
+			return false, nil
+		}
+		who := access.WhoOf(cred)
+		m, err := r.opts.Funnel.Matter(ctx, who, caseID)
+		if errors.Is(err, access.ErrNoMatter) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if docID, ok := vars["document_id"]; ok {
+			_, err := r.opts.Funnel.Document(ctx, who, m, docID)
+			if errors.Is(err, access.ErrNoDocument) || errors.Is(err, access.ErrNoMatter) {
+				return false, nil
+			}
+			if err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+// MayDeliver decides whether a message queued for a GET stream may still
+// go to cred (mcp.Options.MayDeliver): a notifications/resources/updated
+// only while the credential may read its resource (MayRead) — so a
+// principal screened from a matter since subscribing hears nothing more of
+// it — and any other message always.
+func (r *Registry) MayDeliver(ctx context.Context, cred *auth.Credential, message json.RawMessage) (bool, error) {
+	var n struct {
+		Method string `json:"method"`
+		Params struct {
+			URI string `json:"uri"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(message, &n); err != nil || n.Method != "notifications/resources/updated" {
+		return true, nil
+	}
+	return r.MayRead(ctx, cred, n.Params.URI)
 }
 
 // NotFound is the "resource not found" error for uri in revision rev: code
