@@ -325,6 +325,7 @@ func TestInvariantOtherTenantScreenedAndNonexistentMattersGetIdenticalRefusals(t
 	attorney := env.Initialize(t, servertest.Attorney, "2025-11-25")
 	paralegal := env.Initialize(t, servertest.Paralegal, "2025-11-25")
 	allowed := env.Initialize(t, servertest.AllowListed, "2025-11-25")
+	safe := env.Initialize(t, servertest.ClientSafe, "2025-11-25")
 	other := seed.Alvarez
 	if other == env.AllowedMatter {
 		other = seed.Meridian
@@ -339,10 +340,12 @@ func TestInvariantOtherTenantScreenedAndNonexistentMattersGetIdenticalRefusals(t
 				s      *servertest.Session
 				matter string
 			}{
-				"another tenant's matter": {attorney, seed.Northwind},
-				"a screened matter":       {paralegal, seed.Harbor},
-				"a nonexistent matter":    {attorney, "m_does_not_exist"},
-				"outside the allow-list":  {allowed, other},
+				"another tenant's matter":                    {attorney, seed.Northwind},
+				"a screened matter":                          {paralegal, seed.Harbor},
+				"a nonexistent matter":                       {attorney, "m_does_not_exist"},
+				"outside the allow-list":                     {allowed, other},
+				"a client-safe key, another tenant's matter": {safe, seed.Northwind},
+				"a client-safe key, a nonexistent matter":    {safe, "m_does_not_exist"},
 				// Ids no matter can have: refused alike, and still audited
 				// (a NUL once failed the audit commit, answering 503).
 				"an id with a NUL":       {attorney, seed.Harbor + "\x00"},
@@ -624,6 +627,29 @@ func TestInvariantAClientSafeKeyGetsOneAnswerForAWithheldAndAnAbsentID(t *testin
 	}
 	run(docProbes, withheldDocs, func(matter string) string { return "d_" + matter[2:5] + "_absent_memo" })
 	run(factProbes, withheldFacts, func(matter string) string { return "f_" + matter[2:5] + "_999" })
+
+	// Every tool that takes an item id is probed: one added later must join
+	// the tables above.
+	probed := map[string]bool{}
+	for _, p := range append(docProbes, factProbes...) {
+		if p.method == "tools/call" {
+			probed[p.params("", "")["name"].(string)] = true
+		}
+	}
+	for _, name := range env.Server.Registry.Names() {
+		tl, _ := env.Server.Registry.Tool(name)
+		var schema struct {
+			Properties map[string]any `json:"properties"`
+		}
+		if err := json.Unmarshal(tl.InputSchema, &schema); err != nil {
+			t.Fatal(err)
+		}
+		for prop := range schema.Properties {
+			if strings.HasSuffix(prop, "_id") && prop != "case_id" && !probed[name] {
+				t.Errorf("tool %s takes %s but is not probed with a withheld and an absent id", name, prop)
+			}
+		}
+	}
 
 	// Prompts take a case_id only; the class withholds no matter, so the
 	// funnel's one answer is what a client-safe key gets alike.
