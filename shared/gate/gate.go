@@ -2,8 +2,10 @@
 // request from scratch, meters it and audits it, in the round trips
 // DECISIONS.md pins — one batch read (credential, session, rate bucket) before
 // anything is evaluated, and exactly one write (the rate count and the audit
-// rows, plus a session row at initialize or DELETE) after the answer is
-// known, refusals included. An unauthenticated request costs at most that one
+// rows with their per-matter index items, plus a session row at initialize
+// or DELETE) after the answer is known, refusals included. Only index items
+// beyond the one transaction's room are put before it (package audit's
+// write rule), so an ordinary call still costs one write. An unauthenticated request costs at most that one
 // read and no write.
 //
 // A request presents an API key (auth.WellFormedKey) or, once an issuer is
