@@ -2,8 +2,10 @@
 // request from scratch, meters it and audits it, in the round trips
 // DECISIONS.md pins — one batch read (credential, session, rate bucket) before
 // anything is evaluated, and exactly one write (the rate count and the audit
-// rows, plus a session row at initialize or DELETE) after the answer is
-// known, refusals included. An unauthenticated request costs at most that one
+// rows with their per-matter index items, plus a session row at initialize
+// or DELETE) after the answer is known, refusals included. Only index items
+// beyond the one transaction's room are put before it (package audit's
+// write rule), so an ordinary call still costs one write. An unauthenticated request costs at most that one
 // read and no write.
 //
 // A request presents an API key (auth.WellFormedKey) or, once an issuer is
@@ -26,6 +28,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/custodymcp/custody/shared/auth"
@@ -168,10 +171,20 @@ const maxBucketRetries = 5
 // write again (ratelimit package doc) — or when the call ran longer than
 // ratelimit.MaxCall, so the bucket row it was admitted with has expired (a
 // case shared/server/ondynamo pins).
+//
+// The audit rows' index items (audit.Record.IndexItems: one per further
+// matter an answer contains) join the transaction as far as it has room
+// (store.MaxTransactItems); the rest are put before it, one plain put each,
+// so no answer is ever committed without its index entries (the write rule
+// of package audit). A request of at most one matter writes none.
 func (g *Gate) Commit(ctx context.Context, adm *mcp.Admission, c mcp.Commitment) error {
 	st, _ := adm.State.(*admitted)
 	if st == nil {
 		return errors.New("commit: admission was not made by this gate")
+	}
+	var index []store.Item
+	for i := range c.Audit {
+		index = append(index, c.Audit[i].IndexItems()...)
 	}
 	withOps := true
 	for attempt := 0; ; attempt++ {
@@ -187,6 +200,18 @@ func (g *Gate) Commit(ctx context.Context, adm *mcp.Admission, c mcp.Commitment)
 		}
 		if c.DeleteSession != "" {
 			ops = append(ops, store.DeleteOp(mcp.SessionKey(c.DeleteSession)))
+		}
+		if len(index) > 0 {
+			room := store.MaxTransactItems - len(ops) - len(c.Ops)
+			room = max(0, min(room, len(index)))
+			// Written once, on the first attempt: a retry finds them there.
+			if err := putAll(ctx, g.store, index[room:]); err != nil {
+				return fmt.Errorf("commit: audit index: %w", err)
+			}
+			for _, it := range index[:room] {
+				ops = append(ops, store.PutOp(it))
+			}
+			index = index[:room]
 		}
 		ownOps := len(ops)
 		if withOps {
@@ -222,6 +247,39 @@ func (g *Gate) Commit(ctx context.Context, adm *mcp.Admission, c mcp.Commitment)
 			st.bucket = ratelimit.DecodeBucket(st.bucket.Key, &it)
 		}
 	}
+}
+
+// maxParallelPuts bounds the overflow index puts in flight at once.
+const maxParallelPuts = 8
+
+// putAll puts items unconditionally, up to maxParallelPuts at a time, and
+// returns the first failure once every put has ended.
+func putAll(ctx context.Context, st store.Store, items []store.Item) error {
+	if len(items) == 0 {
+		return nil
+	}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	slots := make(chan struct{}, maxParallelPuts)
+	for _, it := range items {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			if err := st.Put(ctx, it); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = fmt.Errorf("put %s: %w", it.Key(), err)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return first
 }
 
 // bucketFailed reports whether the write failed on the rate bucket's guard

@@ -53,6 +53,7 @@ var immutable = map[string]string{
 	"shared/mcp.only2026":                    "the fixed set of 2026-only methods",
 	"shared/mcp.removed2026":                 "the fixed set of methods removed in 2026-07-28",
 	"shared/readtools.stopwords":             "the fixed stopword set",
+	"shared/records.DocumentKinds":           "the fixed document kind vocabulary",
 	"shared/records.Postures":                "the fixed list of postures",
 	"shared/records.SourceClasses":           "the fixed list of source classes",
 	"shared/records/seed.DemoMatters":        "the seed's fixed matter ids",

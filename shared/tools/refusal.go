@@ -50,11 +50,15 @@ func Invalid(field, message string) *Refusal {
 // The fixed sentences of refusals the pipeline itself gives.
 const (
 	msgNoMatter    = "No matter with that case_id is available to this credential."
+	msgNoDocument  = "No document with that document_id exists in this matter."
+	msgNoFact      = "No fact with that fact_id exists in this matter."
 	msgUnavailable = "The matter record could not be read just now; nothing was changed. Retry shortly."
 	msgInternal    = "The tool failed unexpectedly; nothing was changed."
 	msgKillSwitch  = "This tool is switched off for the firm right now; nothing was done."
 	msgCannotAsk   = "This tool needs to ask the client a question, but this client cannot take one on this request: declare the capability at initialize and accept text/event-stream."
 	msgAskExpired  = "The question this tool asked was not answered in time; nothing was done."
+
+	msgClientSafeRefused = "This tool is not available to a client-safe credential; nothing was done."
 )
 
 // cancelled marks a call the client withdrew (it gets no answer at all).

@@ -9,7 +9,9 @@
 //
 // tools/call runs the request path of ARCHITECTURE.md from step 3 on:
 // kill switch, tool resolution and its scope (a tool the credential's scopes
-// do not allow is absent from tools/list and "unknown" to tools/call),
+// do not allow is absent from tools/list and "unknown" to tools/call), the
+// credential class (a Spec.StandardOnly tool is absent from a client-safe
+// credential's tools/list and refused CLIENT_SAFE_REFUSED when called),
 // argument validation (nothing written on failure), the rate-limit verdict
 // the gate decided before execution, the access funnel for any case_id, and
 // then the handler, which applies the credential-class floor and stamps the
@@ -53,6 +55,13 @@ type Spec struct {
 	// them is refused -32021 before the tool runs; a 2025 session without
 	// them gets a VALIDATION refusal.
 	Requires []string
+	// StandardOnly marks a tool the client-safe credential class may never
+	// call: it is absent from a client-safe credential's tools/list, as a
+	// tool its scopes do not allow is, and a call of it is refused
+	// CLIENT_SAFE_REFUSED before its arguments are looked at — the one use
+	// of that class (CONTRACTS.md §3). A read tool is never StandardOnly: it
+	// filters what the class may not see instead.
+	StandardOnly bool
 	// AtMostOnce marks a tool with effects that must happen at most once:
 	// in the 2026 era its request state's round is claimed with a
 	// conditional write before it runs, so a replay is refused CONFLICT.
@@ -88,16 +97,26 @@ type Call struct {
 	// Peer is the client end of the call: log, report progress, ask for
 	// input (elicitation, sampling) in either era.
 	Peer mcp.Peer
+
+	matters []string // reported by ReportMatter
 }
+
+// ReportMatter records that the answer contains rows of the matter id, so
+// the call's audit row is indexed under it (audit.Record.Matters: "who read
+// this matter" stays complete for answers across matters). The pipeline
+// reports the matter the input names itself, once the handler succeeded; a
+// handler that answers from other matters (list_matters, search_documents
+// without case_id) reports each of them. A report of a refused call is
+// dropped: its answer contains no rows.
+func (c *Call) ReportMatter(id string) { c.matters = append(c.matters, id) }
 
 // ClientSafe reports whether the credential is of the client-safe class.
-func (c *Call) ClientSafe() bool { return c.Credential.ClientSafe() }
+func (c *Call) ClientSafe() bool { return c.Who.ClientSafe }
 
 // Sees reports whether the credential may see material of privilege p: a
-// client-safe credential sees only privilege "none" (ARCHITECTURE.md step 8).
-func (c *Call) Sees(p records.Privilege) bool {
-	return !c.ClientSafe() || p == records.PrivilegeNone
-}
+// client-safe credential sees only privilege "none" (ARCHITECTURE.md step 8;
+// the rule is access.Who.Sees, the funnel's).
+func (c *Call) Sees(p records.Privilege) bool { return c.Who.Sees(p) }
 
 // Handler serves one tool.
 type Handler[In, Out any] func(ctx context.Context, c *Call, in In) (Out, error)
@@ -271,8 +290,9 @@ func MustRegister[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) {
 }
 
 // refusalFor maps a handler error to a refusal: refusals pass through, the
-// funnel's one answer becomes NOT_FOUND, store faults UNAVAILABLE, anything
-// else INTERNAL (logged here, never shown).
+// funnel's answers (no such matter, document, fact: absent and withheld
+// alike) become NOT_FOUND with one fixed sentence each, store faults
+// UNAVAILABLE, anything else INTERNAL (logged here, never shown).
 func (r *Registry) refusalFor(ctx context.Context, name string, err error) *Refusal {
 	var (
 		ref  *Refusal
@@ -293,6 +313,10 @@ func (r *Registry) refusalFor(ctx context.Context, name string, err error) *Refu
 		return Refuse(ClassUnavailable, msgAskExpired)
 	case errors.Is(err, access.ErrNoMatter):
 		return Refuse(ClassNotFound, msgNoMatter)
+	case errors.Is(err, access.ErrNoDocument):
+		return Refuse(ClassNotFound, msgNoDocument)
+	case errors.Is(err, access.ErrNoFact):
+		return Refuse(ClassNotFound, msgNoFact)
 	case errors.Is(err, store.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
 		r.opts.Logger.WarnContext(ctx, "tool read failed", "tool", name, "err", err)
 		return Refuse(ClassUnavailable, msgUnavailable)
@@ -347,11 +371,12 @@ func (r *Registry) StrictSchema(name string) json.RawMessage {
 	return t.strict
 }
 
-// visible returns the names of the tools the credential's scopes allow, sorted.
+// visible returns the names of the tools the credential's scopes allow and
+// its class may call, sorted.
 func (r *Registry) visible(c *auth.Credential) []string {
 	var names []string
 	for n, t := range r.tools {
-		if c.Has(t.spec.Scope) {
+		if c.Has(t.spec.Scope) && !(t.spec.StandardOnly && c.ClientSafe()) {
 			names = append(names, n)
 		}
 	}
@@ -440,6 +465,9 @@ func (r *Registry) govern(ctx context.Context, req *mcp.Request, t *tool, args j
 	if r.opts.KillSwitch.FrozenTenants[cred.Tenant] || r.opts.KillSwitch.DisabledTools[t.spec.Name] {
 		return nil, Refuse(ClassKillSwitch, msgKillSwitch)
 	}
+	if t.spec.StandardOnly && cred.ClientSafe() {
+		return nil, Refuse(ClassClientSafeRefused, msgClientSafeRefused)
+	}
 	if missing := missingCapabilities(req, t.spec.Requires); missing != nil {
 		if req.Era2026() {
 			// Decided before anything runs (PROTOCOL.md "body first", step 4).
@@ -477,10 +505,15 @@ func (r *Registry) govern(ctx context.Context, req *mcp.Request, t *tool, args j
 	}
 	c := &Call{
 		Credential: cred,
-		Who:        access.Who{Tenant: cred.Tenant, Principal: cred.Owner, AllowList: cred.AllowList},
+		Who:        access.WhoOf(cred),
 		Now:        req.Started, Revision: req.Revision, Funnel: r.opts.Funnel, Peer: req,
 	}
-	return t.run(ctx, c, args)
+	out, refusal := t.run(ctx, c, args)
+	if refusal == nil {
+		req.Audit.AddMatter(c.Matter.ID)
+		req.Audit.AddMatter(c.matters...)
+	}
+	return out, refusal
 }
 
 // queryOf returns the free-text "query" argument, if any: the audit row
