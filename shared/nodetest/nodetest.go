@@ -131,6 +131,9 @@ func (in *Installer) Node(ctx context.Context) (string, error) {
 	if stamped(dir, want) && executable(bin) { // another process installed it
 		return bin, nil
 	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		return "", ErrNoNPM // before removing anything
+	}
 	in.logf("installing Node %s (%s) into %s", NodeVersion, want, dir)
 	if err := os.RemoveAll(dir); err != nil {
 		return "", err
@@ -174,6 +177,9 @@ func (in *Installer) Tree(ctx context.Context, src, dst string) error {
 	rel, err := filepath.Rel(in.Root, src)
 	if err != nil {
 		rel = src
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		return ErrNoNPM // before removing anything
 	}
 	in.logf("installing %s into %s (npm ci)", rel, dst)
 	if err := os.RemoveAll(dst); err != nil {
@@ -347,4 +353,16 @@ func Require(t testing.TB, src, name string) (node, dir string) {
 		t.Fatalf("install Node %s and %s into .tools: %v", NodeVersion, name, err)
 	}
 	return "", ""
+}
+
+// Command returns a command running the installed node with args in dir,
+// with node's folder first on the PATH (so a tool's child `node` is Node
+// 22 too), NO_COLOR set, and, on Linux, killed when this process dies.
+func Command(ctx context.Context, node, dir string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, node, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(),
+		"PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"), "NO_COLOR=1")
+	setDeathSignal(cmd)
+	return cmd
 }

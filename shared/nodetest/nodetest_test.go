@@ -53,6 +53,9 @@ func TestAnInstalledTreeIsReusedWithoutNPMAndAChangedOneIsNot(t *testing.T) {
 	if err := in.Tree(context.Background(), src, dst); !errors.Is(err, ErrNoNPM) {
 		t.Errorf("Tree(tree from another lockfile, no npm) = %v, want ErrNoNPM (an install attempt)", err)
 	}
+	if _, err := os.Stat(filepath.Join(dst, "node_modules")); err != nil {
+		t.Errorf("the failed attempt removed the older install: %v", err)
+	}
 }
 
 func TestAnInstalledNodeIsReusedWithoutNPMAndAnotherVersionIsNot(t *testing.T) {

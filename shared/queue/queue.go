@@ -128,6 +128,9 @@ func (m Message) Body() (string, error) {
 // redelivery will mend. Unknown members are ignored, so a newer sender can
 // add one without failing an older worker.
 func ParseMessage(body string) (Message, error) {
+	if !utf8.ValidString(body) { // JSON would turn it into U+FFFD
+		return Message{}, fmt.Errorf("message body is not valid UTF-8: %w", ErrInvalid)
+	}
 	var m Message
 	if err := json.Unmarshal([]byte(body), &m); err != nil {
 		return Message{}, fmt.Errorf("decode message body: %w: %w", ErrInvalid, err)
