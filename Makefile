@@ -47,8 +47,10 @@ fuzz:
 # --requirements 2025-11-25 and with --requirements 2026-07-28) and the
 # TypeScript SDK interop test, against the dev server's loopback fixture
 # profile. Any scored failure fails the target; no baseline is used. Node 22 and the npm packages are
-# installed into .tools/ on first use (the machine's npm is the installer;
-# lockfiles in scripts/conformance/npm and scripts/interop/ts pin them).
+# installed into .tools/ on first use by shared/nodetest (the machine's npm is
+# the installer; lockfiles in scripts/conformance/npm and scripts/interop/ts pin
+# them). The same installer puts fauxqs, the SQS emulator of the SQS engine's
+# tests, there (lockfile in shared/queue/sqsqueue/fauxqstest/npm).
 conformance:
 	$(GO) run ./scripts/conformance
 

@@ -1,9 +1,10 @@
 // Command conformance is `make conformance` (and so part of `make test`):
 // Custody against MCP implementations nobody here wrote.
 //
-//  1. It installs, into the git-ignored .tools/ and only when missing or
-//     changed, Node 22 from npm (node-<os>-<arch>@NodeVersion; the machine's
-//     npm is only the installer), the official conformance suite in two
+//  1. It installs (package shared/nodetest), into the git-ignored .tools/
+//     and only when missing or changed, Node 22 from npm
+//     (node-<os>-<arch>@nodetest.NodeVersion; the machine's npm is only the
+//     installer), the official conformance suite in two
 //     releases side by side (scripts/conformance/npm/<version>/, each a
 //     package.json and a lockfile pinning every dependency, the SDK client
 //     the suite drives included) and the TypeScript SDK interop test
@@ -35,26 +36,25 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"slices"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/custodymcp/custody/shared/nodetest"
 )
 
-// Pinned versions (DECISIONS.md "Versions"). The suites and the SDK are
-// pinned with their whole dependency trees by the lockfiles beside this file
-// and in scripts/interop/ts.
-const (
-	NodeVersion = "22.23.5"
-	SDKVersion  = "1.32.2"
-)
+// SDKVersion is the pinned TypeScript SDK (DECISIONS.md "Versions"; Node's
+// is nodetest.NodeVersion). The suites and the SDK are pinned with their
+// whole dependency trees by the lockfiles beside this file and in
+// scripts/interop/ts.
+const SDKVersion = "1.32.2"
 
 // interopPageSize is the list page size of the interop run: small, so every
 // list takes several pages.
@@ -122,7 +122,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "conformance: "+format+"\n", a...) }
 
-	root, err := repoRoot()
+	root, err := nodetest.RepoRoot()
 	if err != nil {
 		logf("%v", err)
 		return 2
@@ -152,18 +152,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	inst := &installer{root: root, tools: filepath.Join(root, ".tools"), log: logf, stdout: stdout, stderr: stderr}
-	node, err := inst.node(ctx)
+	inst := &nodetest.Installer{Root: root, Log: logf}
+	node, err := inst.Node(ctx)
 	if err != nil {
-		return fail("install Node %s: %v", NodeVersion, err)
+		return fail("install Node %s: %v", nodetest.NodeVersion, err)
 	}
+	suiteDir := func(version string) string { return filepath.Join(inst.ToolsDir(), "conformance", version) }
 	for _, v := range releases() {
-		if err := inst.tree(ctx, filepath.Join(root, "scripts", "conformance", "npm", v), inst.suiteDir(v)); err != nil {
+		if err := inst.Tree(ctx, filepath.Join(root, "scripts", "conformance", "npm", v), suiteDir(v)); err != nil {
 			return fail("install the conformance suite %s: %v", v, err)
 		}
 	}
-	interopDir := filepath.Join(inst.tools, "interop-ts")
-	if err := inst.tree(ctx, filepath.Join(root, "scripts", "interop", "ts"), interopDir); err != nil {
+	interopDir := filepath.Join(inst.ToolsDir(), "interop-ts")
+	if err := inst.Tree(ctx, filepath.Join(root, "scripts", "interop", "ts"), interopDir); err != nil {
 		return fail("install the interop test: %v", err)
 	}
 
@@ -190,7 +191,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer srv.stop()
 		for _, s := range suites() {
-			res := runSuite(ctx, node, inst.suiteDir(s.Version), s, srv.URL, filepath.Join(results, s.Out()), *timeout, stdout)
+			res := runSuite(ctx, node, suiteDir(s.Version), s, srv.URL, filepath.Join(results, s.Out()), *timeout, stdout)
 			summary = append(summary, res.String())
 			if !res.ok() {
 				failed = true
@@ -233,22 +234,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// repoRoot is the folder of the go.mod of module github.com/custodymcp/custody
-// at or above the working directory.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && strings.HasPrefix(string(b), "module github.com/custodymcp/custody\n") {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("run me inside the Custody checkout (no go.mod of github.com/custodymcp/custody above the working directory)")
-		}
-		dir = parent
-	}
+// goBuild builds a package of the module into out.
+func goBuild(ctx context.Context, root, out, pkg string, stderr io.Writer) error {
+	ctx, cancel := context.WithTimeout(ctx, buildTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = stderr, stderr
+	return cmd.Run()
 }
+
+// buildTimeout bounds the build of scripts/dev.
+const buildTimeout = 10 * time.Minute

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/custodymcp/custody/scripts/internal/datadir"
+	"github.com/custodymcp/custody/shared/nodetest"
 )
 
 // result is the outcome of one run (a suite or the interop test).
@@ -116,7 +117,7 @@ func runInterop(ctx context.Context, node, dir, src, url, data string, timeout t
 	}
 	args := []string{"--test", "--test-reporter=spec"}
 	for _, t := range tests {
-		if err := copyFile(t, filepath.Join(dir, filepath.Base(t))); err != nil {
+		if err := nodetest.CopyFile(t, filepath.Join(dir, filepath.Base(t))); err != nil {
 			return result{Name: name, ExitCode: -1, Err: err}
 		}
 		args = append(args, filepath.Base(t))

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -411,4 +413,29 @@ func TestImportingTheDemoIntoADevSeededStoreWritesNothing(t *testing.T) {
 	if out := mustCtl(t, b.env, b.args("import", demoFixture)...); !strings.Contains(out, "tenant demo: fixture") || !strings.Contains(out, "already imported; nothing written") {
 		t.Errorf("import of the seeded demo = %q, want already imported", out)
 	}
+}
+
+// TestImportRefusesAFixtureWhoseTextIsNotUTF8: a quote the record must keep
+// verbatim is never rewritten to U+FFFD; the file is refused, the record
+// and field named, and nothing is written.
+func TestImportRefusesAFixtureWhoseTextIsNotUTF8(t *testing.T) {
+	b := stoppedFile(t)
+	raw := bytes.Replace(seed.DemoJSON(), []byte(`"text": "`), []byte("\"text\": \"\xff"), 1)
+	if bytes.Equal(raw, seed.DemoJSON()) {
+		t.Fatal("the demo fixture has no chunk text to spoil")
+	}
+	path := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ctl(t, b.env, b.args("import", path)...)
+	var enc *records.EncodingError
+	if !errors.As(err, &enc) || enc.Field != "text" || !strings.HasPrefix(enc.Record, "document ") {
+		t.Fatalf("import of a fixture with invalid UTF-8 = %v, want an EncodingError naming a document's text", err)
+	}
+	b.withStore(t, func(st store.Store) {
+		if _, err := records.NewRepo(st).Tenant(context.Background(), seed.DemoTenant); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("after the refused import the tenant reads %v, want not found", err)
+		}
+	})
 }

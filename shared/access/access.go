@@ -23,6 +23,16 @@
 // Closed matters stay reachable: closing a file does not hide its record.
 // The tenant's kill switch (Tenant.Frozen) is checked earlier in the request
 // path, not here.
+//
+// The funnel is also the one place that decides which items of a reached
+// matter a credential sees (ARCHITECTURE.md request path, step 8): a
+// client-safe credential sees only privilege "none" (Who.Sees). For it a
+// withheld item does not exist: Document and Fact answer ErrNoDocument and
+// ErrNoFact for a privileged or work-product id exactly as for an absent
+// one (CONTRACTS.md §3: withheld and absent are one answer), and Documents
+// leaves withheld documents out. Whether an id names a withheld item or
+// nothing is therefore never told, by any read path that resolves ids
+// here: tools, resources, completion and prompts.
 package access
 
 import (
@@ -32,6 +42,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/store"
 )
@@ -40,14 +51,40 @@ import (
 // whatever reason, including that it does not exist. Its text names no case.
 var ErrNoMatter = errors.New("no such matter")
 
+// ErrNoDocument is the one answer for a document id of a reached matter
+// that names no document the caller may see: absent, impossible, or
+// withheld from a client-safe credential.
+var ErrNoDocument = errors.New("no such document")
+
+// ErrNoFact is the one answer for a fact id of a reached matter that names
+// no fact the caller may see: absent, impossible, or withheld from a
+// client-safe credential.
+var ErrNoFact = errors.New("no such fact")
+
 // Who is the caller as the funnel sees it: the credential's tenant, its
-// owner principal and its matter allow-list.
+// owner principal, its matter allow-list and whether it is client-safe.
 type Who struct {
 	Tenant    string
 	Principal string
 	// AllowList restricts the credential to these matter ids. nil means
 	// unrestricted; an empty non-nil slice means no matter at all.
 	AllowList []string
+	// ClientSafe is true for a credential of the client-safe class: it
+	// sees only material of privilege "none".
+	ClientSafe bool
+}
+
+// WhoOf is the caller a credential is: every read path builds its Who here,
+// so no path forgets a rule.
+func WhoOf(c *auth.Credential) Who {
+	return Who{Tenant: c.Tenant, Principal: c.Owner, AllowList: c.AllowList, ClientSafe: c.ClientSafe()}
+}
+
+// Sees reports whether the caller may see material of privilege p: a
+// client-safe credential sees only privilege "none" (DECISIONS.md); any
+// other credential sees every privilege of a matter it reaches.
+func (w Who) Sees(p records.Privilege) bool {
+	return !w.ClientSafe || p == records.PrivilegeNone
 }
 
 // Funnel resolves matter ids for a caller. The zero value is not usable;
@@ -98,6 +135,85 @@ func (f Funnel) Matters(ctx context.Context, who Who) ([]records.Matter, error) 
 	}
 	slices.SortFunc(out, func(a, b records.Matter) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
+}
+
+// Document resolves one caller-supplied document id of m, a matter Matter or
+// Matters returned for who, with at most one store read. It returns the
+// document, ErrNoDocument (absent, an id records.ValidID refuses, or a
+// document who may not see), ErrNoMatter when who does not reach m, or a
+// wrapped store error.
+func (f Funnel) Document(ctx context.Context, who Who, m records.Matter, id string) (records.Document, error) {
+	if !Reaches(who, m) {
+		return records.Document{}, ErrNoMatter
+	}
+	if !records.ValidID(id) {
+		return records.Document{}, ErrNoDocument
+	}
+	d, err := f.repo.Document(ctx, who.Tenant, m.ID, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return records.Document{}, ErrNoDocument
+	case err != nil:
+		return records.Document{}, fmt.Errorf("resolve document: %w", err)
+	case !who.Sees(d.Privilege):
+		return records.Document{}, ErrNoDocument
+	}
+	return d, nil
+}
+
+// Documents returns the documents of m (a matter Matter or Matters returned
+// for who) that who may see, by id, from one query of the matter partition
+// (paged by the store): withheld documents are left out. ErrNoMatter when
+// who does not reach m; a store failure is returned wrapped.
+func (f Funnel) Documents(ctx context.Context, who Who, m records.Matter) ([]records.Document, error) {
+	if !Reaches(who, m) {
+		return nil, ErrNoMatter
+	}
+	all, err := f.repo.Documents(ctx, who.Tenant, m.ID)
+	if err != nil {
+		return nil, fmt.Errorf("list documents: %w", err)
+	}
+	return Visible(who, all, func(d records.Document) records.Privilege { return d.Privilege }), nil
+}
+
+// Fact resolves one caller-supplied fact id of m, a matter Matter or
+// Matters returned for who, with at most one store read. It returns the
+// fact, ErrNoFact (absent, an id records.ValidID refuses, or a fact who may
+// not see), ErrNoMatter when who does not reach m, or a wrapped store error.
+func (f Funnel) Fact(ctx context.Context, who Who, m records.Matter, id string) (records.Fact, error) {
+	if !Reaches(who, m) {
+		return records.Fact{}, ErrNoMatter
+	}
+	if !records.ValidID(id) {
+		return records.Fact{}, ErrNoFact
+	}
+	x, err := f.repo.Fact(ctx, who.Tenant, m.ID, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return records.Fact{}, ErrNoFact
+	case err != nil:
+		return records.Fact{}, fmt.Errorf("resolve fact: %w", err)
+	case !who.Sees(x.Privilege):
+		return records.Fact{}, ErrNoFact
+	}
+	return x, nil
+}
+
+// Visible returns the items who may see (Who.Sees of each item's
+// privilege), in order: for collections a caller already read from a
+// reached matter. The input is returned as is when nothing is withheld from
+// who.
+func Visible[T any](who Who, items []T, privilege func(T) records.Privilege) []T {
+	if !who.ClientSafe {
+		return items
+	}
+	out := make([]T, 0, len(items))
+	for _, it := range items {
+		if who.Sees(privilege(it)) {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // Reaches reports whether who reaches m by the rules of the package doc.

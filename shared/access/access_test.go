@@ -205,3 +205,112 @@ func TestReaches(t *testing.T) {
 		}
 	}
 }
+
+// TestItemsWithheldFromAClientSafeCallerDoNotExist: Document and Fact answer
+// the one bare sentinel of their kind for an absent id, an impossible one
+// and one withheld from a client-safe caller alike; Documents leaves the
+// withheld out; a standard caller sees every privilege; a matter the caller
+// does not reach is refused before any read.
+func TestItemsWithheldFromAClientSafeCallerDoNotExist(t *testing.T) {
+	s, funnel := seeded(t)
+	ctx := context.Background()
+	safe := attorney
+	safe.ClientSafe = true
+	alvarez, err := funnel.Matter(ctx, attorney, seed.Alvarez)
+	if err != nil {
+		t.Fatal(err)
+	}
+	harbor, err := funnel.Matter(ctx, attorney, seed.Harbor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		privilegedDoc = "d_alv_intake_memo" // privileged
+		plainDoc      = "d_alv_complaint"
+		workProduct   = "f_alv_037" // work product
+		plainFact     = "f_alv_001"
+	)
+	for _, tc := range []struct {
+		name  string
+		who   access.Who
+		m     records.Matter
+		doc   string
+		fact  string
+		reads int   // store reads each call may make
+		want  error // nil: found
+	}{
+		{"a standard caller sees a privileged document and a work-product fact", attorney, alvarez, privilegedDoc, workProduct, 1, nil},
+		{"a client-safe caller sees privilege none", safe, alvarez, plainDoc, plainFact, 1, nil},
+		{"a withheld item does not exist for a client-safe caller", safe, alvarez, privilegedDoc, workProduct, 1, errNo},
+		{"an absent item is not found", safe, alvarez, "d_alv_absent", "f_alv_999", 1, errNo},
+		{"an item of another matter is not found in this one", attorney, alvarez, "d_hbr_complaint", "f_hbr_001", 1, errNo},
+		{"an impossible id is not found without a read", attorney, alvarez, "d#x", "f\x00", 0, errNo},
+		{"a matter the caller does not reach refuses before a read", paralegal, harbor, "d_hbr_complaint", "f_hbr_001", 0, access.ErrNoMatter},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reads := func() int {
+				return s.Calls(storetest.MethodGet) + s.Calls(storetest.MethodQuery) + s.Calls(storetest.MethodBatchGet)
+			}
+			before := reads()
+			d, err := funnel.Document(ctx, tc.who, tc.m, tc.doc)
+			if n := reads() - before; n > tc.reads {
+				t.Errorf("Document made %d store reads, want at most %d", n, tc.reads)
+			}
+			check(t, "Document", err, d.ID, tc.doc, tc.want, access.ErrNoDocument)
+			before = reads()
+			f, err := funnel.Fact(ctx, tc.who, tc.m, tc.fact)
+			if n := reads() - before; n > tc.reads {
+				t.Errorf("Fact made %d store reads, want at most %d", n, tc.reads)
+			}
+			check(t, "Fact", err, f.ID, tc.fact, tc.want, access.ErrNoFact)
+		})
+	}
+	docs, err := funnel.Documents(ctx, safe, alvarez)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := funnel.Documents(ctx, attorney, alvarez)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) == 0 || len(docs) >= len(all) {
+		t.Errorf("Documents: %d for a client-safe caller of %d, want fewer but some", len(docs), len(all))
+	}
+	for _, d := range docs {
+		if d.Privilege != records.PrivilegeNone {
+			t.Errorf("Documents for a client-safe caller lists %s (%s)", d.ID, d.Privilege)
+		}
+	}
+	if _, err := funnel.Documents(ctx, paralegal, harbor); err != access.ErrNoMatter {
+		t.Errorf("Documents of a screened matter = %v, want access.ErrNoMatter", err)
+	}
+	s.Add(storetest.Rule{Err: store.ErrUnavailable})
+	if _, err := funnel.Document(ctx, safe, alvarez, plainDoc); !errors.Is(err, store.ErrUnavailable) || errors.Is(err, access.ErrNoDocument) {
+		t.Errorf("Document on a failing store = %v, want ErrUnavailable and not ErrNoDocument", err)
+	}
+	if _, err := funnel.Fact(ctx, safe, alvarez, plainFact); !errors.Is(err, store.ErrUnavailable) || errors.Is(err, access.ErrNoFact) {
+		t.Errorf("Fact on a failing store = %v, want ErrUnavailable and not ErrNoFact", err)
+	}
+}
+
+// errNo stands for the item kind's own sentinel in the table above.
+var errNo = errors.New("the kind's not-found sentinel")
+
+func check(t *testing.T, call string, err error, gotID, wantID string, want, sentinel error) {
+	t.Helper()
+	switch {
+	case want == nil:
+		if err != nil || gotID != wantID {
+			t.Errorf("%s(%q) = %q, %v; want the item", call, wantID, gotID, err)
+		}
+	case want == errNo:
+		// The bare sentinel: one identity and text, whatever the reason.
+		if err != sentinel || gotID != "" {
+			t.Errorf("%s(%q) = %q, %v; want exactly %v", call, wantID, gotID, err, sentinel)
+		}
+	default:
+		if err != want {
+			t.Errorf("%s(%q) = %v, want exactly %v", call, wantID, err, want)
+		}
+	}
+}

@@ -116,7 +116,7 @@ type ScreenResult struct {
 // on their GET streams (subscriptions.Notify); a notification failure does
 // not undo the change and is reported in NotifyError.
 func Screen(ctx context.Context, st store.Store, req ScreenRequest, now time.Time) (ScreenResult, error) {
-	m, changed, err := records.Screen(ctx, st, req.Tenant, req.CaseID, req.Principal, req.Screened, req.Reason, now)
+	m, changed, err := records.Screen(ctx, st, req.Tenant, req.CaseID, req.Principal, req.Screened, req.Reason)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return ScreenResult{}, fmt.Errorf("tenant %s has no matter %s: %w", req.Tenant, req.CaseID, store.ErrNotFound)

@@ -2,7 +2,8 @@
 // beside its data (CONTRACTS.md §1): the provenance ids of the rows behind
 // the answer, a weakest-link verification status, and as_of — when the DATA
 // was true (the newest updated_at of the rows read), never when the answer
-// was produced (generated_at).
+// was produced (generated_at). Every time an answer carries is a Time,
+// written in the one fixed-width layout TimeLayout.
 //
 // Statuses, weakest first: unknown < ungrounded < grounded < verified. The
 // roll-up is the weakest item's status, never an average; an answer with no
@@ -90,7 +91,7 @@ type Verification struct {
 type Envelope struct {
 	SchemaVersion string `json:"schema_version"`
 	// GeneratedAt is when this answer was produced.
-	GeneratedAt time.Time `json:"generated_at"`
+	GeneratedAt Time `json:"generated_at"`
 	// CaseID is the matter answered about; null for answers across matters.
 	CaseID *string `json:"case_id"`
 	// ProvenanceIDs are the rows behind the answer (at most 200).
@@ -100,7 +101,7 @@ type Envelope struct {
 	VerificationStatus Status `json:"verification_status"`
 	// AsOf is when the data was true: the newest updated_at of the rows
 	// behind the answer; null only when no row at all was read.
-	AsOf           *time.Time   `json:"as_of"`
+	AsOf           *Time        `json:"as_of"`
 	Verification   Verification `json:"verification"`
 	EvidenceNotice string       `json:"evidence_notice"`
 }
@@ -133,7 +134,7 @@ func New(now time.Time, caseID, method string) *Builder {
 	b := &Builder{seen: map[string]bool{}, status: Verified}
 	b.env = Envelope{
 		SchemaVersion:  SchemaVersion,
-		GeneratedAt:    now.UTC().Truncate(time.Millisecond),
+		GeneratedAt:    At(now),
 		Verification:   Verification{Method: method, Notes: []string{}},
 		EvidenceNotice: EvidenceNotice,
 	}
@@ -208,7 +209,7 @@ func (b *Builder) Envelope() Envelope {
 			"provenance_ids lists the first 200 rows; provenance_id_count is the total.")
 	}
 	if !b.asOf.IsZero() {
-		t := b.asOf.UTC()
+		t := At(b.asOf)
 		env.AsOf = &t
 	}
 	if b.items {

@@ -4,11 +4,30 @@
 // as SHA-256 + length — never its text, never tool or prompt arguments.
 //
 // Rows live in a per-tenant, per-day partition `T#<tenant>#AUDIT#<yyyy-mm-dd>`
-// sorted by time and request id, and are indexed by matter
-// (`GSI1PK = T#<tenant>#M#<matter>#AUDIT`) for "who touched this matter".
-// A matter id no matter can have (records.ValidID: control characters,
-// '#', over 128 bytes) is kept in the row but not indexed: a caller's
-// malformed id must never stop its request from being recorded.
+// sorted by time and request id, and are indexed by matter for "who touched
+// this matter" (ForMatter). A request is indexed under every matter it
+// touched: the matter it named (Record.Matter, even when refused) and every
+// matter whose rows its answer contains (Record.Matters, which the handlers
+// report: list_matters, search_documents across matters, resources/list and
+// completion answer from several). The first of them is the row's own
+// index entry (`GSI1PK = T#<tenant>#M#<matter>#AUDIT`, `GSI1SK = <time>#<request
+// id>`, records.SortableTimeLayout); each further one is a small index item
+// of its own in the table under the same keys (`PK = T#<tenant>#M#<matter>#AUDIT`,
+// `SK = <time>#<request id>`, pointing at the row), expiring with the row.
+// A matter id no matter can have (records.ValidID: control characters, '#',
+// over 128 bytes) is kept in the row but not indexed: a caller's malformed
+// id must never stop its request from being recorded.
+//
+// The write rule (package gate): the row and its index items are written
+// in the request's one transaction with its rate count, before the answer
+// is sent. A transaction holds at most store.MaxTransactItems items, and a
+// request's own items (a batch of 20 messages already uses 21) leave room
+// for only so many index items; the index items that do not fit are
+// written first, as plain puts, before the transaction. An index entry
+// whose request then failed to commit points at no row — an
+// over-approximation, which is safe for "who may have read this matter" and
+// which ForMatter skips — while an answer sent without its index entries
+// would not be: so none is ever written after.
 package audit
 
 import (
@@ -17,6 +36,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/custodymcp/custody/shared/records"
@@ -49,13 +70,21 @@ type Record struct {
 	// Resource is the URI a resources/read, subscribe or unsubscribe named,
 	// or the URI template a completion named.
 	Resource string `json:"resource,omitempty"`
-	Matter   string `json:"matter,omitempty"`
+	// Matter is the matter the request named (its case_id), whether or not
+	// it was reached.
+	Matter string `json:"matter,omitempty"`
+	// Matters are the matters whose rows the answer contains, as the
+	// handlers report them (AddMatter), in the order reported.
+	Matters []string `json:"matters,omitempty"`
 	// Outcome is "ok", "accepted", a refusal class such as "VALIDATION", or
 	// "rpc:<code>" for a JSON-RPC error.
 	Outcome     string `json:"outcome"`
 	QuerySHA256 string `json:"query_sha256,omitempty"`
 	QueryLen    int    `json:"query_len,omitempty"`
 	DurationMs  int64  `json:"duration_ms"`
+	// ExpiresAt is when the row and its index items expire (the gate sets
+	// it from the configured retention, issue 8 item 4); zero never.
+	ExpiresAt time.Time `json:"-"`
 }
 
 // SetQuery records a query's digest and length, never its text.
@@ -65,12 +94,53 @@ func (r *Record) SetQuery(q string) {
 	r.QueryLen = len(q)
 }
 
+// AddMatter records that the answer contains rows of the matters ids; a
+// repeated id is kept once.
+func (r *Record) AddMatter(ids ...string) {
+	for _, id := range ids {
+		if id != "" && !slices.Contains(r.Matters, id) {
+			r.Matters = append(r.Matters, id)
+		}
+	}
+}
+
 // Partition is the audit partition of a tenant's day.
 func Partition(tenant string, day time.Time) string {
 	return "T#" + tenant + "#AUDIT#" + day.UTC().Format("2006-01-02")
 }
 
-// Item encodes the record as its row.
+// MatterIndexPK is the partition of a matter's audit index: the GSI1PK of
+// the rows indexed under it and the PK of its index items.
+func MatterIndexPK(tenant, matter string) string { return "T#" + tenant + "#M#" + matter + "#AUDIT" }
+
+// indexSK orders a matter's index by time, then request id.
+func (r *Record) indexSK() string {
+	return r.At.UTC().Format(records.SortableTimeLayout) + "#" + r.RequestID
+}
+
+// indexed returns the matters the record is indexed under: Matter, then
+// Matters, each once, ids records.ValidID refuses left out.
+func (r *Record) indexed() []string {
+	if !records.ValidID(r.Tenant) {
+		return nil
+	}
+	var out []string
+	for _, m := range append([]string{r.Matter}, r.Matters...) {
+		if records.ValidID(m) && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Attributes of an index item: the key of the row it points at.
+const (
+	attrRowPK = "row_pk"
+	attrRowSK = "row_sk"
+)
+
+// Item encodes the record as its row, indexed (GSI1) under the first matter
+// it touched.
 func (r *Record) Item() store.Item {
 	data, _ := json.Marshal(r) // a struct of strings, ints and a time: cannot fail
 	it := store.Item{
@@ -79,11 +149,115 @@ func (r *Record) Item() store.Item {
 		Version: 1,
 		Attrs:   map[string]any{"data": data},
 	}
-	if records.ValidID(r.Matter) && records.ValidID(r.Tenant) {
-		it.GSI1PK = "T#" + r.Tenant + "#M#" + r.Matter + "#AUDIT"
-		it.GSI1SK = r.At.UTC().Format(records.SortableTimeLayout) + "#" + r.RequestID
+	if !r.ExpiresAt.IsZero() {
+		it.ExpiresAt = r.ExpiresAt.Unix()
+	}
+	if ms := r.indexed(); len(ms) > 0 {
+		it.GSI1PK = MatterIndexPK(r.Tenant, ms[0])
+		it.GSI1SK = r.indexSK()
 	}
 	return it
+}
+
+// IndexItems encodes one index item per further matter the record touched
+// (none for a record of at most one matter): under MatterIndexPK, sorted as
+// the row's own index entry, pointing at the row and expiring with it. They
+// are written unconditionally, so writing one twice is harmless.
+func (r *Record) IndexItems() []store.Item {
+	ms := r.indexed()
+	if len(ms) < 2 {
+		return nil
+	}
+	row := r.Item()
+	out := make([]store.Item, 0, len(ms)-1)
+	for _, m := range ms[1:] {
+		out = append(out, store.Item{
+			PK: MatterIndexPK(r.Tenant, m), SK: r.indexSK(), Version: 1, ExpiresAt: row.ExpiresAt,
+			Attrs: map[string]any{attrRowPK: row.PK, attrRowSK: row.SK},
+		})
+	}
+	return out
+}
+
+// ForMatter returns the audit records of every request that touched a
+// matter of tenant — named it, or answered with its rows — in time order
+// (then request id): the rows the index (GSI1) holds under the matter and
+// the rows its index items point at, read in batches. An index item whose
+// row does not exist (its request failed to commit after the item was
+// written, or the row expired) is skipped. An id records.ValidID refuses
+// has no records. Index reads may lag writes on DynamoDB (store package
+// doc); store failures are returned wrapped.
+func ForMatter(ctx context.Context, st store.Store, tenant, matter string) ([]Record, error) {
+	if !records.ValidID(tenant) || !records.ValidID(matter) {
+		return nil, nil
+	}
+	type entry struct {
+		sk  string
+		rec Record
+	}
+	var entries []entry
+	seen := map[string]bool{}
+	add := func(it store.Item) error {
+		var r Record
+		if err := json.Unmarshal(it.Bytes("data"), &r); err != nil {
+			return fmt.Errorf("decode audit row %s: %w", it.Key(), err)
+		}
+		if !seen[r.RequestID] {
+			seen[r.RequestID] = true
+			entries = append(entries, entry{sk: r.indexSK(), rec: r})
+		}
+		return nil
+	}
+	pk := MatterIndexPK(tenant, matter)
+	if err := scan(ctx, st, store.Query{Index: store.IndexGSI1, PK: pk}, add); err != nil {
+		return nil, fmt.Errorf("read audit index of %s: %w", matter, err)
+	}
+	var rows []store.Key
+	if err := scan(ctx, st, store.Query{PK: pk}, func(it store.Item) error {
+		rows = append(rows, store.Key{PK: it.String(attrRowPK), SK: it.String(attrRowSK)})
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("read audit index items of %s: %w", matter, err)
+	}
+	for start := 0; start < len(rows); start += store.MaxBatchGetKeys {
+		got, err := st.BatchGet(ctx, rows[start:min(start+store.MaxBatchGetKeys, len(rows))])
+		if err != nil {
+			return nil, fmt.Errorf("read audit rows of %s: %w", matter, err)
+		}
+		for _, it := range got {
+			if it == nil {
+				continue // dangling: its request never committed
+			}
+			if err := add(*it); err != nil {
+				return nil, err
+			}
+		}
+	}
+	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.sk, b.sk) })
+	out := make([]Record, len(entries))
+	for i, e := range entries {
+		out[i] = e.rec
+	}
+	return out, nil
+}
+
+// scan calls f on every item of q, page by page.
+func scan(ctx context.Context, st store.Store, q store.Query, f func(store.Item) error) error {
+	for {
+		page, err := st.Query(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, it := range page.Items {
+			if err := f(it); err != nil {
+				return err
+			}
+		}
+		if page.NextToken == "" {
+			return nil
+		}
+		q.PageToken = page.NextToken
+	}
 }
 
 // Day returns the audit records of a tenant's day in time order.

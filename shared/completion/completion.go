@@ -17,6 +17,17 @@
 //     screens, within its allow-list, in its tenant — whose id or name
 //     contains the typed value, ignoring case. Values are ids; a name match
 //     suggests the id. A screened or foreign matter never appears.
+//   - A document_id completes through the access funnel only
+//     (DocumentIDs): ids of the documents of the matter named by case_id in
+//     params.context.arguments, when the credential reaches it, whose id or
+//     title contains the typed value, ignoring case. A document withheld
+//     from a client-safe credential never appears, as if it did not exist;
+//     without a case_id in the context, or with one the funnel refuses,
+//     there is nothing to suggest (an empty answer, not an error: the same
+//     for a matter that does not exist and one not reached).
+//   - The audit row is indexed under every matter an answer names
+//     (Call.ReportMatter, audit.Record.Matters): the case_ids suggested,
+//     the matter whose document_ids are suggested.
 //   - A completer that fails (the store is down) is -32603 with a plain
 //     sentence, never an empty list that would read as "no matters".
 //
@@ -53,7 +64,14 @@ type Call struct {
 	Arguments map[string]string
 	Now       time.Time
 	Revision  mcp.Revision
+
+	matters []string // reported by ReportMatter
 }
+
+// ReportMatter records that the answer names the matter id (its id, or
+// values drawn from its rows), so the request's audit row is indexed under
+// it (audit.Record.Matters).
+func (c *Call) ReportMatter(id string) { c.matters = append(c.matters, id) }
 
 // Completer suggests values for one argument given the partial value typed
 // so far. It returns every match in the order to show; the caller caps the
@@ -97,6 +115,55 @@ func MatterIDs(src MatterSource) Completer {
 			}
 		}
 		slices.Sort(out)
+		// The answer names the matters of the values it sends (the first
+		// MaxValues, as the handler caps them).
+		for _, id := range out[:min(len(out), MaxValues)] {
+			c.ReportMatter(id)
+		}
+		return out, nil
+	}
+}
+
+// DocumentSource resolves a case id and lists the documents of a reached
+// matter the caller may see: the access funnel (access.Funnel satisfies
+// it). Matter returns access.ErrNoMatter for a matter the caller cannot
+// reach.
+type DocumentSource interface {
+	Matter(ctx context.Context, who access.Who, caseID string) (records.Matter, error)
+	Documents(ctx context.Context, who access.Who, m records.Matter) ([]records.Document, error)
+}
+
+// DocumentIDs completes a document_id through src: the ids of the documents
+// the caller may see of the matter named by the case_id argument of the
+// completion's context, whose id or title contains value
+// case-insensitively, sorted by id. No case_id, or one the funnel refuses,
+// suggests nothing; a store failure is an error.
+func DocumentIDs(src DocumentSource) Completer {
+	return func(ctx context.Context, c *Call, value string) ([]string, error) {
+		caseID := c.Arguments["case_id"]
+		if caseID == "" {
+			return nil, nil
+		}
+		m, err := src.Matter(ctx, c.Who, caseID)
+		if errors.Is(err, access.ErrNoMatter) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		docs, err := src.Documents(ctx, c.Who, m)
+		if err != nil {
+			return nil, err
+		}
+		want := strings.ToLower(value)
+		var out []string
+		for _, d := range docs {
+			if strings.Contains(strings.ToLower(d.ID), want) || strings.Contains(strings.ToLower(d.Title), want) {
+				out = append(out, d.ID)
+			}
+		}
+		slices.Sort(out)
+		c.ReportMatter(m.ID) // even none found says something of its documents
 		return out, nil
 	}
 }
@@ -167,7 +234,7 @@ func (h *handler) complete(ctx context.Context, req *mcp.Request) (any, error) {
 	}
 	c := &Call{
 		Credential: cred,
-		Who:        access.Who{Tenant: cred.Tenant, Principal: cred.Owner, AllowList: cred.AllowList},
+		Who:        access.WhoOf(cred),
 		Arguments:  map[string]string{},
 		Now:        req.Started, Revision: req.Revision,
 	}
@@ -186,5 +253,6 @@ func (h *handler) complete(ctx context.Context, req *mcp.Request) (any, error) {
 	res.Completion.Total = len(values)
 	res.Completion.HasMore = len(values) > MaxValues
 	res.Completion.Values = append(res.Completion.Values, values[:min(len(values), MaxValues)]...)
+	req.Audit.AddMatter(c.matters...)
 	return res, nil
 }

@@ -2,8 +2,10 @@
 // request from scratch, meters it and audits it, in the round trips
 // DECISIONS.md pins — one batch read (credential, session, rate bucket) before
 // anything is evaluated, and exactly one write (the rate count and the audit
-// rows, plus a session row at initialize or DELETE) after the answer is
-// known, refusals included. An unauthenticated request costs at most that one
+// rows with their per-matter index items, plus a session row at initialize
+// or DELETE) after the answer is known, refusals included. Only index items
+// beyond the one transaction's room are put before it (package audit's
+// write rule), so an ordinary call still costs one write. An unauthenticated request costs at most that one
 // read and no write.
 //
 // A request presents an API key (auth.WellFormedKey) or, once an issuer is
@@ -26,6 +28,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/custodymcp/custody/shared/auth"
@@ -279,10 +282,22 @@ const maxBucketRetries = 5
 // (mcp.ErrRateExceeded, nothing written). A call that ran longer than
 // ratelimit.MaxCall re-reads too, since the bucket row it was admitted
 // with has expired (a case shared/server/ondynamo pins).
+//
+// The audit rows' index items (audit.Record.IndexItems: one per further
+// matter an answer contains) join the transaction as far as it has room
+// (store.MaxTransactItems); the rest are put before it, one plain put each,
+// so no answer is ever committed without its index entries (the write rule
+// of package audit). A request of at most one matter writes none. Audit
+// rows and their index items expire after the configured retention.
 func (g *Gate) Commit(ctx context.Context, adm *mcp.Admission, c mcp.Commitment) error {
 	st, _ := adm.State.(*admitted)
 	if st == nil {
 		return errors.New("commit: admission was not made by this gate")
+	}
+	var index []store.Item
+	for i := range c.Audit {
+		c.Audit[i].ExpiresAt = c.Audit[i].At.Add(g.retention)
+		index = append(index, c.Audit[i].IndexItems()...)
 	}
 	for attempt := 0; ; attempt++ {
 		var ops []store.Op
@@ -292,9 +307,7 @@ func (g *Gate) Commit(ctx context.Context, adm *mcp.Admission, c mcp.Commitment)
 			ops = append(ops, ratelimit.Reserve(st.bucket, st.limit, st.now, int64(c.Count)))
 		}
 		for i := range c.Audit {
-			it := c.Audit[i].Item()
-			it.ExpiresAt = c.Audit[i].At.Add(g.retention).Unix()
-			ops = append(ops, store.PutOp(it, store.NotExists()))
+			ops = append(ops, store.PutOp(c.Audit[i].Item(), store.NotExists()))
 		}
 		if c.CreateSession != nil {
 			ops = append(ops, store.PutOp(c.CreateSession.Item(), store.NotExists()))
@@ -306,8 +319,23 @@ func (g *Gate) Commit(ctx context.Context, adm *mcp.Admission, c mcp.Commitment)
 			ops = append(ops, store.DeleteOp(mcp.SessionKey(c.DeleteSession.ID), store.Exists()))
 			ops = append(ops, g.uncountSession(st.keyHash, c.DeleteSession))
 		}
+		if len(index) > 0 {
+			room := store.MaxTransactItems - len(ops) - len(c.Ops)
+			room = max(0, min(room, len(index)))
+			// Written once, on the first attempt: a retry finds them there.
+			if err := putAll(ctx, g.store, index[room:]); err != nil {
+				return fmt.Errorf("commit: audit index: %w", err)
+			}
+			for _, it := range index[:room] {
+				ops = append(ops, store.PutOp(it))
+			}
+			index = index[:room]
+		}
 		own := len(ops)
 		ops = append(ops, c.Ops...)
+		if len(ops) == 0 {
+			return nil
+		}
 		err := write(ctx, g.store, ops)
 		if err == nil {
 			return nil
@@ -338,6 +366,39 @@ func (g *Gate) Commit(ctx context.Context, adm *mcp.Admission, c mcp.Commitment)
 			return mcp.ErrRateExceeded
 		}
 	}
+}
+
+// maxParallelPuts bounds the overflow index puts in flight at once.
+const maxParallelPuts = 8
+
+// putAll puts items unconditionally, up to maxParallelPuts at a time, and
+// returns the first failure once every put has ended.
+func putAll(ctx context.Context, st store.Store, items []store.Item) error {
+	if len(items) == 0 {
+		return nil
+	}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	slots := make(chan struct{}, maxParallelPuts)
+	for _, it := range items {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			if err := st.Put(ctx, it); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = fmt.Errorf("put %s: %w", it.Key(), err)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return first
 }
 
 // failedOp returns the index of the operation whose condition failed, and

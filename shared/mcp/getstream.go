@@ -22,9 +22,12 @@ import (
 // instance holding the stream polls them, sends each once and deletes it.
 // The stream opens with a priming event, sends an SSE comment as a
 // heartbeat, and re-resolves the credential every Options.Recheck (30 s by
-// default): a revoked key, a
-// failed resolver or an ended session closes it. Offering it is a
-// configuration switch, since a held stream is a held Lambda.
+// default): a revoked key, a failed resolver or an ended session closes
+// it. Each message is checked again as it is delivered
+// (Options.MayDeliver): access may have changed since it was queued, and
+// a message the credential may no longer receive is dropped, not sent.
+// Offering the stream is a configuration switch, since a held stream is a
+// held Lambda.
 
 // OutboxKey is the row of one message waiting for a session's GET stream.
 func OutboxKey(sessionID string, at time.Time) store.Key {
@@ -85,6 +88,7 @@ func (s *Server) serveGETStream(x *exchange, token string) {
 	defer s.releaseStreamSlot(x.r.Context(), slot, holder)
 	out := newStream(x.w, true)
 	ctx := x.r.Context()
+	cred := x.adm.Credential
 	if err := out.send(nil); err != nil { // the priming event alone
 		return
 	}
@@ -103,11 +107,11 @@ func (s *Server) serveGETStream(x *exchange, token string) {
 				return
 			}
 		case <-recheck.C:
-			if !s.stillAuthorized(ctx, token, sess) || !s.renewStreamSlot(ctx, slot, holder) {
+			if cred = s.stillAuthorized(ctx, token, sess); cred == nil || !s.renewStreamSlot(ctx, slot, holder) {
 				return
 			}
 		case <-poll.C:
-			if s.drainOutbox(ctx, out, sess) != nil {
+			if s.drainOutbox(ctx, out, sess, cred) != nil {
 				return
 			}
 		}
@@ -158,20 +162,40 @@ func (s *Server) releaseStreamSlot(ctx context.Context, slot store.Key, holder s
 	_ = s.opts.Store.Delete(ctx, slot, store.AttrEquals("holder", holder))
 }
 
-// stillAuthorized re-resolves the credential and the session.
-func (s *Server) stillAuthorized(ctx context.Context, token string, sess *Session) bool {
+// stillAuthorized re-resolves the credential and the session: it returns
+// the credential as it now stands, or nil when the stream must close.
+func (s *Server) stillAuthorized(ctx context.Context, token string, sess *Session) *auth.Credential {
 	adm, err := s.opts.Gate.Admit(ctx, AdmitRequest{Token: token, SessionID: sess.ID, Lane: ratelimit.LaneRead, Now: s.opts.Now()})
-	return err == nil && adm.Credential != nil && adm.Session != nil
+	if err != nil || adm.Credential == nil || adm.Session == nil {
+		return nil
+	}
+	return adm.Credential
 }
 
 // drainOutbox sends the session's queued messages in order, deleting each
-// once sent; an unreadable outbox is retried at the next tick.
-func (s *Server) drainOutbox(ctx context.Context, out *stream, sess *Session) error {
+// once sent and dropping each Options.MayDeliver withholds from cred; an
+// unreadable outbox, or a delivery check that fails, is retried at the
+// next tick.
+func (s *Server) drainOutbox(ctx context.Context, out *stream, sess *Session, cred *auth.Credential) error {
 	page, err := s.opts.Store.Query(ctx, store.Query{PK: SessionPK(sess.ID), SK: store.SortKeyCondition{Prefix: "OUT#"}, Limit: 50})
 	if err != nil {
 		return nil
 	}
 	for _, it := range page.Items {
+		if s.opts.MayDeliver != nil {
+			ok, err := s.opts.MayDeliver(ctx, cred, it.Bytes("message"))
+			if err != nil {
+				return nil
+			}
+			if !ok {
+				// Withheld for good: a later change of access does not
+				// resend what was decided at delivery.
+				if err := s.opts.Store.Delete(ctx, it.Key()); err != nil && !errors.Is(err, store.ErrConflict) {
+					return nil
+				}
+				continue
+			}
+		}
 		// Deleting first makes delivery at most once when two streams of one
 		// session race for the same row.
 		if err := s.opts.Store.Delete(ctx, it.Key(), store.Exists()); err != nil {

@@ -34,6 +34,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"time"
@@ -165,6 +166,14 @@ type Options struct {
 	// InstructionsFor returns the instructions for a credential's firm (the
 	// tenant's own document, or the default); nil means Instructions.
 	InstructionsFor func(ctx context.Context, c *auth.Credential) string
+	// MayDeliver, when set, is asked before a GET stream sends each queued
+	// message (PostToSession) whether it may still go to the stream's
+	// credential — the composition re-checks access through the funnel, so
+	// an ethical wall added after a notice was queued, or after the
+	// subscription it answers, withholds it. cred is the credential as last
+	// re-resolved (Recheck). false drops the message unsent; an error keeps
+	// it, and those after it, for the next poll. nil delivers every message.
+	MayDeliver func(ctx context.Context, cred *auth.Credential, message json.RawMessage) (bool, error)
 	// StreamPoll is how often a GET stream looks for queued messages (0: 1 s);
 	// Heartbeat is its SSE comment interval (0: 15 s); Recheck is how often it
 	// re-resolves the credential (0: 30 s).

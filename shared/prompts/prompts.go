@@ -341,7 +341,7 @@ func (r *Registry) get(ctx context.Context, req *mcp.Request) (any, error) {
 	cred := req.Credential
 	c := &Call{
 		Credential: cred,
-		Who:        access.Who{Tenant: cred.Tenant, Principal: cred.Owner, AllowList: cred.AllowList},
+		Who:        access.WhoOf(cred),
 		Peer:       req, Now: req.Started, Revision: req.Revision, Text: p.Text, funnel: r.opts.Funnel,
 	}
 	res := mcp.GetPromptResult{Description: p.Description}

@@ -47,7 +47,7 @@ type DeadlineItem struct {
 	Status         string         `json:"status"`
 	Source         DeadlineSource `json:"source"`
 	DocketingCheck *check         `json:"docketing_check"`
-	UpdatedAt      time.Time      `json:"updated_at"`
+	UpdatedAt      attest.Time    `json:"updated_at"`
 	attest.Item
 }
 
@@ -77,7 +77,7 @@ func deadlineItem(c *tools.Call, d records.Deadline, sourceVisible bool) Deadlin
 	return DeadlineItem{
 		ID: d.ID, Title: d.Title, DueDate: d.Due, Kind: d.Kind, Status: string(d.Status),
 		Source:         deadlineSource(d),
-		DocketingCheck: checkOf(d.DocketingCheck), UpdatedAt: d.UpdatedAt.UTC(),
+		DocketingCheck: checkOf(d.DocketingCheck), UpdatedAt: attest.At(d.UpdatedAt),
 		Item: attest.Item{ProvenanceIDs: ids, VerificationStatus: status},
 	}
 }

@@ -2,7 +2,6 @@ package readtools
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strconv"
 	"time"
@@ -16,25 +15,26 @@ import (
 // ListDocumentsInput names the matter, an optional kind and the page.
 type ListDocumentsInput struct {
 	CaseInput
-	Kind string `json:"kind,omitempty" jsonschema:"Only documents of this kind (complaint, contract, email, deposition_transcript…)." schema:"maxLength=64"`
+	// Kind's enum is records.DocumentKinds (a test holds them equal).
+	Kind string `json:"kind,omitempty" jsonschema:"Only documents of this kind." schema:"enum=agency_complaint|agency_report|answer|bill_of_lading|brief|complaint|contract|data_report|declaration|deposition_transcript|discovery_response|email|estimate|exhibit|expert_analysis|expert_report|field_report|invoice|letter|log|memo|minutes|motion|notice|order|other|payroll_record|performance_review|personnel_record|photograph|specification|subpoena"`
 	tools.Paging
 }
 
 // DocumentItem is one document.
 type DocumentItem struct {
-	ID                 string     `json:"id"`
-	Title              string     `json:"title"`
-	Kind               string     `json:"kind"`
-	Privilege          string     `json:"privilege"`
-	Author             string     `json:"author"`
-	Custodian          string     `json:"custodian"`
-	Party              string     `json:"party"`
-	DocumentDate       string     `json:"document_date"`
-	CurrentVersion     int        `json:"current_version"`
-	PageCount          int        `json:"page_count"`
-	SHA256             string     `json:"sha256"`
-	ChecksumVerifiedAt *time.Time `json:"checksum_verified_at"`
-	UpdatedAt          time.Time  `json:"updated_at"`
+	ID                 string       `json:"id"`
+	Title              string       `json:"title"`
+	Kind               string       `json:"kind"`
+	Privilege          string       `json:"privilege"`
+	Author             string       `json:"author"`
+	Custodian          string       `json:"custodian"`
+	Party              string       `json:"party"`
+	DocumentDate       string       `json:"document_date"`
+	CurrentVersion     int          `json:"current_version"`
+	PageCount          int          `json:"page_count"`
+	SHA256             string       `json:"sha256"`
+	ChecksumVerifiedAt *attest.Time `json:"checksum_verified_at"`
+	UpdatedAt          attest.Time  `json:"updated_at"`
 	attest.Item
 }
 
@@ -49,16 +49,11 @@ func documentItem(c *tools.Call, d records.Document) DocumentItem {
 	if d.ChecksumVerifiedAt != nil {
 		status = attest.Verified
 	}
-	var verified *time.Time
-	if d.ChecksumVerifiedAt != nil {
-		t := d.ChecksumVerifiedAt.UTC()
-		verified = &t
-	}
 	return DocumentItem{
 		ID: d.ID, Title: d.Title, Kind: d.Kind, Privilege: string(d.Privilege), Author: d.Author,
 		Custodian: d.Custodian, Party: d.Party, DocumentDate: d.DocumentDate,
 		CurrentVersion: d.CurrentVersion, PageCount: d.PageCount, SHA256: d.SHA256,
-		ChecksumVerifiedAt: verified, UpdatedAt: d.UpdatedAt.UTC(),
+		ChecksumVerifiedAt: attest.AtPtr(d.ChecksumVerifiedAt), UpdatedAt: attest.At(d.UpdatedAt),
 		Item: attest.Item{ProvenanceIDs: []string{urn(c, "document", d.ID)}, VerificationStatus: status},
 	}
 }
@@ -69,9 +64,9 @@ func (rt *readTools) listDocuments(ctx context.Context, c *tools.Call, in ListDo
 	b := attest.New(c.Now, c.Matter.ID, "Read the matter's document rows; a document is verified when a recorded check recomputed its checksum, otherwise grounded as a source itself.")
 	matterRow(b, c)
 	clientSafeNote(b, c)
-	all, err := rt.repo.Documents(ctx, c.Who.Tenant, c.Matter.ID)
+	docs, err := c.Funnel.Documents(ctx, c.Who, c.Matter)
 	var kept []records.Document
-	for _, d := range visible(c, all, func(d records.Document) records.Privilege { return d.Privilege }) {
+	for _, d := range docs {
 		if in.Kind == "" || d.Kind == in.Kind {
 			kept = append(kept, d)
 		}
@@ -122,11 +117,11 @@ func passage(c *tools.Call, d records.Document, ch records.Chunk) Passage {
 
 // VersionItem is one version of a document.
 type VersionItem struct {
-	Number    int       `json:"number"`
-	SHA256    string    `json:"sha256"`
-	PageCount int       `json:"page_count"`
-	Comment   string    `json:"comment"`
-	CreatedAt time.Time `json:"created_at"`
+	Number    int         `json:"number"`
+	SHA256    string      `json:"sha256"`
+	PageCount int         `json:"page_count"`
+	Comment   string      `json:"comment"`
+	CreatedAt attest.Time `json:"created_at"`
 }
 
 // GetDocumentOutput is get_document's answer.
@@ -141,27 +136,11 @@ type GetDocumentOutput struct {
 	Page              *tools.Page      `json:"page"`
 }
 
-// document reads the document row the input names: NOT_FOUND when absent,
-// CLIENT_SAFE_REFUSED when the caller may not see it.
-func (rt *readTools) document(ctx context.Context, c *tools.Call, id string) (records.Document, error) {
-	d, err := rt.repo.Document(ctx, c.Who.Tenant, c.Matter.ID, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return d, tools.Refuse(tools.ClassNotFound, "No document with that document_id exists in this matter.")
-	}
-	if err != nil {
-		return d, err
-	}
-	if !c.Sees(d.Privilege) {
-		return d, tools.Refuse(tools.ClassClientSafeRefused, "That document is privileged or work product and cannot be shown to a client-safe credential.")
-	}
-	return d, nil
-}
-
 // getDocument answers one document with its versions and one page of chunks.
 func (rt *readTools) getDocument(ctx context.Context, c *tools.Call, in GetDocumentInput) (GetDocumentOutput, error) {
-	d, err := rt.document(ctx, c, in.DocumentID)
+	d, err := c.Funnel.Document(ctx, c.Who, c.Matter, in.DocumentID)
 	if err != nil {
-		return GetDocumentOutput{}, err
+		return GetDocumentOutput{}, err // NOT_FOUND, absent and withheld alike
 	}
 	version := in.Version
 	if version == 0 {
@@ -183,7 +162,7 @@ func (rt *readTools) getDocument(ctx context.Context, c *tools.Call, in GetDocum
 	} else {
 		items := make([]VersionItem, len(versions))
 		for i, v := range versions {
-			items[i] = VersionItem{Number: v.Number, SHA256: v.SHA256, PageCount: v.PageCount, Comment: v.Comment, CreatedAt: v.CreatedAt.UTC()}
+			items[i] = VersionItem{Number: v.Number, SHA256: v.SHA256, PageCount: v.PageCount, Comment: v.Comment, CreatedAt: attest.At(v.CreatedAt)}
 			b.Row(urn(c, "version", d.ID+"/v"+itoa(v.Number)), v.UpdatedAt)
 		}
 		n := len(items)
@@ -261,9 +240,9 @@ func (rt *readTools) searchInDocument(ctx context.Context, c *tools.Call, in Sea
 	if len(terms) == 0 {
 		return SearchInDocumentOutput{}, tools.Invalid("query", msgNoTerms)
 	}
-	d, err := rt.document(ctx, c, in.DocumentID)
+	d, err := c.Funnel.Document(ctx, c.Who, c.Matter, in.DocumentID)
 	if err != nil {
-		return SearchInDocumentOutput{}, err
+		return SearchInDocumentOutput{}, err // NOT_FOUND, absent and withheld alike
 	}
 	b := attest.New(c.Now, c.Matter.ID, "Read every chunk of the document's current version and kept those containing every query word; passages are quoted verbatim.")
 	matterRow(b, c)

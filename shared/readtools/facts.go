@@ -2,14 +2,12 @@ package readtools
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/custodymcp/custody/shared/attest"
 	"github.com/custodymcp/custody/shared/records"
-	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/tools"
 )
 
@@ -33,11 +31,11 @@ type AssertionItem struct {
 
 // ModelProposalItem is a model's suggested posture: shown, never counted.
 type ModelProposalItem struct {
-	Posture    string    `json:"posture"`
-	Rationale  string    `json:"rationale"`
-	Model      string    `json:"model"`
-	ProposedAt time.Time `json:"proposed_at"`
-	Notice     string    `json:"notice"`
+	Posture    string      `json:"posture"`
+	Rationale  string      `json:"rationale"`
+	Model      string      `json:"model"`
+	ProposedAt attest.Time `json:"proposed_at"`
+	Notice     string      `json:"notice"`
 }
 
 const proposalNotice = "A model's suggestion, not the posture an attorney recorded; it is never counted or filtered on."
@@ -52,7 +50,7 @@ type FactItem struct {
 	Assertions []AssertionItem    `json:"assertions"`
 	Checks     []check            `json:"checks"`
 	Proposal   *ModelProposalItem `json:"model_proposal"`
-	UpdatedAt  time.Time          `json:"updated_at"`
+	UpdatedAt  attest.Time        `json:"updated_at"`
 	attest.Item
 }
 
@@ -95,7 +93,7 @@ func factItem(c *tools.Call, f records.Fact, docVisible func(string) bool) FactI
 	it := FactItem{
 		ID: f.ID, Statement: f.Statement, Posture: string(f.Posture), RecordedBy: f.RecordedBy,
 		Privilege: string(f.Privilege), Assertions: []AssertionItem{}, Checks: checksOf(f.Checks),
-		UpdatedAt: f.UpdatedAt.UTC(),
+		UpdatedAt: attest.At(f.UpdatedAt),
 	}
 	ids := []string{urn(c, "fact", f.ID)}
 	for _, a := range f.Assertions {
@@ -112,7 +110,7 @@ func factItem(c *tools.Call, f records.Fact, docVisible func(string) bool) FactI
 	}
 	if p := f.ModelProposal; p != nil {
 		it.Proposal = &ModelProposalItem{Posture: string(p.Posture), Rationale: p.Rationale,
-			Model: p.Model, ProposedAt: p.ProposedAt.UTC(), Notice: proposalNotice}
+			Model: p.Model, ProposedAt: attest.At(p.ProposedAt), Notice: proposalNotice}
 	}
 	status := attest.Ungrounded
 	if len(it.Assertions) > 0 {
@@ -132,13 +130,13 @@ func (rt *readTools) documentVisibility(ctx context.Context, c *tools.Call) (fun
 	if !c.ClientSafe() {
 		return func(string) bool { return true }, nil
 	}
-	docs, err := rt.repo.Documents(ctx, c.Who.Tenant, c.Matter.ID)
+	docs, err := c.Funnel.Documents(ctx, c.Who, c.Matter)
 	if err != nil {
 		return nil, err
 	}
 	ok := make(map[string]bool, len(docs))
 	for _, d := range docs {
-		ok[d.ID] = c.Sees(d.Privilege)
+		ok[d.ID] = true
 	}
 	return func(id string) bool { return ok[id] }, nil
 }
@@ -203,15 +201,9 @@ type GetFactProvenanceOutput struct {
 
 // getFactProvenance answers one fact with every source that asserts it.
 func (rt *readTools) getFactProvenance(ctx context.Context, c *tools.Call, in GetFactProvenanceInput) (GetFactProvenanceOutput, error) {
-	f, err := rt.repo.Fact(ctx, c.Who.Tenant, c.Matter.ID, in.FactID)
-	if errors.Is(err, store.ErrNotFound) {
-		return GetFactProvenanceOutput{}, tools.Refuse(tools.ClassNotFound, "No fact with that fact_id exists in this matter.")
-	}
+	f, err := c.Funnel.Fact(ctx, c.Who, c.Matter, in.FactID)
 	if err != nil {
-		return GetFactProvenanceOutput{}, err
-	}
-	if !c.Sees(f.Privilege) {
-		return GetFactProvenanceOutput{}, tools.Refuse(tools.ClassClientSafeRefused, "That fact is privileged or work product and cannot be shown to a client-safe credential.")
+		return GetFactProvenanceOutput{}, err // NOT_FOUND, absent and withheld alike
 	}
 	b := attest.New(c.Now, c.Matter.ID, "Read the fact row, the documents it cites and the text of the cited pages; quote_located compares the quote with that text, but only a recorded check makes a fact verified.")
 	matterRow(b, c)

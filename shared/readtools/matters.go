@@ -2,7 +2,6 @@ package readtools
 
 import (
 	"context"
-	"time"
 
 	"github.com/custodymcp/custody/shared/attest"
 	"github.com/custodymcp/custody/shared/records"
@@ -16,17 +15,17 @@ type ListMattersInput struct {
 
 // MatterSummary is a matter in a listing.
 type MatterSummary struct {
-	CaseID       string    `json:"case_id"`
-	Name         string    `json:"name"`
-	Caption      string    `json:"caption"`
-	Court        string    `json:"court"`
-	DocketNumber string    `json:"docket_number"`
-	Client       string    `json:"client"`
-	ClientRole   string    `json:"client_role"`
-	PracticeArea string    `json:"practice_area"`
-	Status       string    `json:"status"`
-	OpenedOn     string    `json:"opened_on"`
-	UpdatedAt    time.Time `json:"updated_at"`
+	CaseID       string      `json:"case_id"`
+	Name         string      `json:"name"`
+	Caption      string      `json:"caption"`
+	Court        string      `json:"court"`
+	DocketNumber string      `json:"docket_number"`
+	Client       string      `json:"client"`
+	ClientRole   string      `json:"client_role"`
+	PracticeArea string      `json:"practice_area"`
+	Status       string      `json:"status"`
+	OpenedOn     string      `json:"opened_on"`
+	UpdatedAt    attest.Time `json:"updated_at"`
 	attest.Item
 }
 
@@ -78,7 +77,7 @@ func summarize(c *tools.Call, m records.Matter) MatterSummary {
 		CaseID: m.ID, Name: m.Name, Caption: m.Caption, Court: m.Court,
 		DocketNumber: m.DocketNumber, Client: m.Client, ClientRole: m.ClientRole,
 		PracticeArea: m.PracticeArea, Status: string(m.Status), OpenedOn: m.OpenedOn,
-		UpdatedAt: m.UpdatedAt.UTC(),
+		UpdatedAt: attest.At(m.UpdatedAt),
 		Item:      attest.Item{ProvenanceIDs: matterProvenance(c, m), VerificationStatus: matterStatus(m)},
 	}
 }
@@ -100,7 +99,7 @@ func (rt *readTools) listMatters(ctx context.Context, c *tools.Call, in ListMatt
 	results := make([]MatterSummary, len(page))
 	for i, m := range page {
 		results[i] = summarize(c, shown(m, sees))
-		b.Row(urn(c, "matter", m.ID), m.UpdatedAt)
+		citeMatter(b, c, m)
 		b.Add(results[i].Item)
 	}
 	return ListMattersOutput{

@@ -17,13 +17,13 @@ type ListCaseNotesInput struct {
 
 // NoteItem is one case note.
 type NoteItem struct {
-	ID         string    `json:"id"`
-	Author     string    `json:"author"`
-	Body       string    `json:"body"`
-	Privilege  string    `json:"privilege"`
-	DocumentID string    `json:"document_id"`
-	CreatedAt  time.Time `json:"created_at"`
-	UpdatedAt  time.Time `json:"updated_at"`
+	ID         string      `json:"id"`
+	Author     string      `json:"author"`
+	Body       string      `json:"body"`
+	Privilege  string      `json:"privilege"`
+	DocumentID string      `json:"document_id"`
+	CreatedAt  attest.Time `json:"created_at"`
+	UpdatedAt  attest.Time `json:"updated_at"`
 	attest.Item
 }
 
@@ -47,7 +47,7 @@ func noteItem(c *tools.Call, n records.Note, citationVisible bool) NoteItem {
 	}
 	return NoteItem{
 		ID: n.ID, Author: n.Author, Body: n.Body, Privilege: string(n.Privilege),
-		DocumentID: n.DocumentID, CreatedAt: n.CreatedAt.UTC(), UpdatedAt: n.UpdatedAt.UTC(),
+		DocumentID: n.DocumentID, CreatedAt: attest.At(n.CreatedAt), UpdatedAt: attest.At(n.UpdatedAt),
 		Item: attest.Item{ProvenanceIDs: ids, VerificationStatus: status},
 	}
 }

@@ -19,21 +19,27 @@
 //     rule or a source document, else ungrounded. A note is grounded when it
 //     cites a document, else ungrounded. A matter is grounded when it cites
 //     the pleading that opened it, else ungrounded.
-//   - A client-safe credential sees only privilege "none": privileged and
-//     work-product items are filtered out before paging, and a direct read of
-//     one is refused CLIENT_SAFE_REFUSED. Its answers say so in a note. A
+//   - A client-safe credential sees only privilege "none" (the access
+//     funnel decides: access.Who.Sees): privileged and work-product items
+//     are filtered out before paging, and for it a withheld item does not
+//     exist — a direct read of one by id (get_document, search_in_document,
+//     get_fact_provenance) is the NOT_FOUND an absent id gets, the same
+//     class, sentence and shape. Its answers say so in a note. A
 //     citation of such a document (a fact's assertion, a deadline's or a
 //     matter's source) is left out, its id and provenance id included, and
 //     the item's status is what the visible citations support.
 //   - A model's proposed posture is shown only under model_proposal and is
 //     never counted or filtered on.
+//   - Every matter row cited behind an answer (citeMatter) is reported to
+//     the audit index too (tools.Call.ReportMatter), so an answer across
+//     matters is indexed under each matter it contains.
 package readtools
 
 import (
 	"context"
 	"fmt"
-	"time"
 
+	"github.com/custodymcp/custody/shared/access"
 	"github.com/custodymcp/custody/shared/attest"
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/mcp"
@@ -122,8 +128,13 @@ func (in CaseInput) MatterID() string { return in.CaseID }
 const withheldNote = "This credential is client-safe: privileged and work-product material is not shown."
 
 // matterRow records the matter row behind a matter-scoped answer.
-func matterRow(b *attest.Builder, c *tools.Call) {
-	b.Row(urn(c, "matter", c.Matter.ID), c.Matter.UpdatedAt)
+func matterRow(b *attest.Builder, c *tools.Call) { citeMatter(b, c, c.Matter) }
+
+// citeMatter records the row of a matter behind the answer: in provenance
+// and as_of, and in the audit index (the answer contains rows of m).
+func citeMatter(b *attest.Builder, c *tools.Call, m records.Matter) {
+	b.Row(urn(c, "matter", m.ID), m.UpdatedAt)
+	c.ReportMatter(m.ID)
 }
 
 func urn(c *tools.Call, kind, id string) string {
@@ -156,33 +167,25 @@ func (rt *readTools) citedVisible(ctx context.Context, c *tools.Call, refs []rec
 	}, nil
 }
 
-// visible filters items of a collection to those the credential may see.
+// visible filters items of a collection to those the credential may see
+// (access.Visible: the funnel's rule).
 func visible[T any](c *tools.Call, items []T, privilege func(T) records.Privilege) []T {
-	if !c.ClientSafe() {
-		return items
-	}
-	out := make([]T, 0, len(items))
-	for _, it := range items {
-		if c.Sees(privilege(it)) {
-			out = append(out, it)
-		}
-	}
-	return out
+	return access.Visible(c.Who, items, privilege)
 }
 
 // check is a recorded check on the wire.
 type check struct {
-	Method    string    `json:"method"`
-	CheckedBy string    `json:"checked_by"`
-	CheckedAt time.Time `json:"checked_at"`
-	Result    string    `json:"result"`
+	Method    string      `json:"method"`
+	CheckedBy string      `json:"checked_by"`
+	CheckedAt attest.Time `json:"checked_at"`
+	Result    string      `json:"result"`
 }
 
 func checkOf(ch *records.Check) *check {
 	if ch == nil {
 		return nil
 	}
-	return &check{Method: ch.Method, CheckedBy: ch.CheckedBy, CheckedAt: ch.CheckedAt.UTC(), Result: string(ch.Result)}
+	return &check{Method: ch.Method, CheckedBy: ch.CheckedBy, CheckedAt: attest.At(ch.CheckedAt), Result: string(ch.Result)}
 }
 
 func checksOf(cs []records.Check) []check {

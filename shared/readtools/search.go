@@ -120,7 +120,7 @@ func (rt *readTools) searchDocuments(ctx context.Context, c *tools.Call, in Sear
 	var out SearchDocumentsOutput
 	var cands []*candidate
 	for _, m := range matters {
-		b.Row(urn(c, "matter", m.ID), m.UpdatedAt)
+		citeMatter(b, c, m)
 		got, err := rt.matterCandidates(ctx, c, m)
 		if err != nil {
 			out.ResultsReadState = attest.StateUnreadable
@@ -153,15 +153,13 @@ func (rt *readTools) searchDocuments(ctx context.Context, c *tools.Call, in Sear
 // matterCandidates reads a matter's documents and the chunks of their
 // current versions the caller may see.
 func (rt *readTools) matterCandidates(ctx context.Context, c *tools.Call, m records.Matter) ([]*candidate, error) {
-	docs, err := rt.repo.Documents(ctx, c.Who.Tenant, m.ID)
+	docs, err := c.Funnel.Documents(ctx, c.Who, m)
 	if err != nil {
 		return nil, err
 	}
 	byID := make(map[string]records.Document, len(docs))
 	for _, d := range docs {
-		if c.Sees(d.Privilege) {
-			byID[d.ID] = d
-		}
+		byID[d.ID] = d
 	}
 	var out []*candidate
 	for ch, err := range rt.repo.AllChunks(ctx, c.Who.Tenant, m.ID) {

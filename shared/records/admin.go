@@ -34,19 +34,23 @@ const maxScreenAttempts = 8
 
 // Screen puts principal behind the ethical wall of a matter (screened true)
 // or takes it out (false): it reads the matter row and writes it back with
-// Screened changed, updated_at moved to now and Version+1, under
-// VersionEquals of the version read, so a concurrent change of the row is
-// never overwritten (it re-reads and retries, up to 8 times, then
-// store.ErrConflict). The funnel refuses a screened principal on its next
-// call (package access). reason, when non-empty, replaces the matter's
-// ScreenReason on a screen; taking the last principal out clears it.
+// Screened changed and Version+1, under VersionEquals of the version read,
+// so a concurrent change of the row is never overwritten (it re-reads and
+// retries, up to 8 times, then store.ErrConflict). The funnel refuses a
+// screened principal on its next call (package access). reason, when
+// non-empty, replaces the matter's ScreenReason on a screen; taking the
+// last principal out clears it.
+//
+// updated_at is left as it was: a screen decides who reaches the matter,
+// it is not record data, so it must not move the as_of of reads (as_of is
+// when the data was true, CONTRACTS.md §1).
 //
 // Screening a principal the tenant does not have is ErrUnknownPrincipal: a
 // typo must not leave the wall down while the operator believes it up.
 // Taking out a principal is allowed whether or not the principal still
 // exists. An absent matter is store.ErrNotFound (wrapped). changed is false
 // when the row already said so (nothing written).
-func Screen(ctx context.Context, s store.Store, tenant, matter, principal string, screened bool, reason string, now time.Time) (Matter, bool, error) {
+func Screen(ctx context.Context, s store.Store, tenant, matter, principal string, screened bool, reason string) (Matter, bool, error) {
 	if !ValidID(tenant) || !ValidID(matter) || !ValidID(principal) {
 		return Matter{}, false, fmt.Errorf("screen: tenant, matter and principal ids: %w", ErrInvalid)
 	}
@@ -84,9 +88,6 @@ func Screen(ctx context.Context, s store.Store, tenant, matter, principal string
 			if len(m.Screened) == 0 {
 				m.Screened, m.ScreenReason = nil, ""
 			}
-		}
-		if now.After(m.UpdatedAt) {
-			m.UpdatedAt = now.UTC()
 		}
 		row, err := MatterItem(tenant, m)
 		if err != nil {

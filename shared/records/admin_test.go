@@ -2,11 +2,11 @@ package records_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/custodymcp/custody/shared/access"
 	"github.com/custodymcp/custody/shared/records"
@@ -54,7 +54,6 @@ func TestCreateTenantWritesOnceAndNeverOverwrites(t *testing.T) {
 
 func TestScreenIsWhatTheFunnelRefuses(t *testing.T) {
 	ctx := context.Background()
-	later := importedAt.Add(time.Hour)
 	for name, open := range engines(t) {
 		t.Run(name, func(t *testing.T) {
 			s := open(t)
@@ -68,7 +67,7 @@ func TestScreenIsWhatTheFunnelRefuses(t *testing.T) {
 			}
 			before, _ := s.Get(ctx, records.MatterKey(seed.DemoTenant, seed.Meridian))
 
-			m, changed, err := records.Screen(ctx, s, seed.DemoTenant, seed.Meridian, seed.DemoAttorney, true, "conflict check 2026-118", later)
+			m, changed, err := records.Screen(ctx, s, seed.DemoTenant, seed.Meridian, seed.DemoAttorney, true, "conflict check 2026-118")
 			if err != nil || !changed || !slices.Contains(m.Screened, seed.DemoAttorney) || m.ScreenReason != "conflict check 2026-118" {
 				t.Fatalf("Screen = %+v, %v, %v; want Dana screened with the reason", m, changed, err)
 			}
@@ -79,12 +78,17 @@ func TestScreenIsWhatTheFunnelRefuses(t *testing.T) {
 			if after.Version != before.Version+1 {
 				t.Errorf("version %d → %d, want +1", before.Version, after.Version)
 			}
-			if got, _ := records.NewRepo(s).Matter(ctx, seed.DemoTenant, seed.Meridian); !got.UpdatedAt.Equal(later) {
-				t.Errorf("updated_at = %v, want %v (as_of follows the change)", got.UpdatedAt, later)
+			// A screen is not record data: as_of must not follow it.
+			var was records.Matter
+			if err := json.Unmarshal(before.Bytes(records.AttrData), &was); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := records.NewRepo(s).Matter(ctx, seed.DemoTenant, seed.Meridian); !got.UpdatedAt.Equal(was.UpdatedAt) {
+				t.Errorf("updated_at = %v, want %v, unmoved by the screen", got.UpdatedAt, was.UpdatedAt)
 			}
 
 			// Again: nothing to do, nothing written.
-			if _, changed, err := records.Screen(ctx, s, seed.DemoTenant, seed.Meridian, seed.DemoAttorney, true, "", later); err != nil || changed {
+			if _, changed, err := records.Screen(ctx, s, seed.DemoTenant, seed.Meridian, seed.DemoAttorney, true, ""); err != nil || changed {
 				t.Errorf("second Screen = %v, %v; want unchanged", changed, err)
 			}
 			if again, _ := s.Get(ctx, records.MatterKey(seed.DemoTenant, seed.Meridian)); again.Version != after.Version {
@@ -92,7 +96,7 @@ func TestScreenIsWhatTheFunnelRefuses(t *testing.T) {
 			}
 
 			// Out again: reachable, reason cleared with the last screen.
-			m, changed, err = records.Screen(ctx, s, seed.DemoTenant, seed.Meridian, seed.DemoAttorney, false, "", later)
+			m, changed, err = records.Screen(ctx, s, seed.DemoTenant, seed.Meridian, seed.DemoAttorney, false, "")
 			if err != nil || !changed || m.Screened != nil || m.ScreenReason != "" {
 				t.Fatalf("unscreen = %+v, %v, %v", m, changed, err)
 			}
@@ -101,7 +105,7 @@ func TestScreenIsWhatTheFunnelRefuses(t *testing.T) {
 			}
 
 			// Harbor's own screen of the paralegal survives another one.
-			m, _, err = records.Screen(ctx, s, seed.DemoTenant, seed.Harbor, seed.DemoAdmin, true, "", later)
+			m, _, err = records.Screen(ctx, s, seed.DemoTenant, seed.Harbor, seed.DemoAdmin, true, "")
 			if err != nil || !slices.Equal(m.Screened, []string{seed.DemoAdmin, seed.DemoParalegal}) {
 				t.Errorf("Harbor screens = %v, %v; want the admin and the paralegal", m.Screened, err)
 			}
@@ -127,12 +131,12 @@ func TestScreenRefusesWhatItCannotEnforce(t *testing.T) {
 				{"another firm's matter", seed.Northwind, seed.DemoAttorney, true, store.ErrNotFound},
 				{"an impossible id", "m#x", seed.DemoAttorney, false, records.ErrInvalid},
 			} {
-				if _, _, err := records.Screen(ctx, s, seed.DemoTenant, c.matter, c.principal, c.screened, "", importedAt); !errors.Is(err, c.want) {
+				if _, _, err := records.Screen(ctx, s, seed.DemoTenant, c.matter, c.principal, c.screened, ""); !errors.Is(err, c.want) {
 					t.Errorf("%s: Screen = %v, want %v", c.name, err, c.want)
 				}
 			}
 			// Taking out a principal who left the firm still works.
-			if _, changed, err := records.Screen(ctx, s, seed.DemoTenant, seed.Harbor, "p_left_long_ago", false, "", importedAt); err != nil || changed {
+			if _, changed, err := records.Screen(ctx, s, seed.DemoTenant, seed.Harbor, "p_left_long_ago", false, ""); err != nil || changed {
 				t.Errorf("unscreen of an absent principal = %v, %v; want unchanged", changed, err)
 			}
 		})
@@ -152,7 +156,7 @@ func TestConcurrentScreensAreAllKept(t *testing.T) {
 			errs := make(chan error, len(principals))
 			for _, p := range principals {
 				wg.Go(func() {
-					_, _, err := records.Screen(ctx, s, seed.DemoTenant, seed.Alvarez, p, true, "", importedAt)
+					_, _, err := records.Screen(ctx, s, seed.DemoTenant, seed.Alvarez, p, true, "")
 					errs <- err
 				})
 			}

@@ -35,9 +35,15 @@ type FixtureVersion struct {
 }
 
 // ParseFixture decodes a fixture strictly (unknown fields are refused) and
-// normalizes it without a clock (Normalize with the zero time). It does not
-// validate: Import does, and so does Fixture.Validate.
+// normalizes it without a clock (Normalize with the zero time). A JSON
+// string that is not valid UTF-8 is refused with an *EncodingError naming
+// its record and field (encoding/json would replace the bytes with U+FFFD,
+// and the record keeps text verbatim). It does not validate otherwise:
+// Import does, and so does Fixture.Validate.
 func ParseFixture(data []byte) (Fixture, error) {
+	if err := parseUTF8(data); err != nil {
+		return Fixture{}, fmt.Errorf("decode fixture: %w", err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var f Fixture
@@ -144,8 +150,11 @@ func (f Fixture) Normalize(now time.Time) Fixture {
 // 1..n with the document describing its last, chunks inside their version's
 // pages, and every assertion's quote appearing verbatim in the text of the
 // cited version's chunks that overlap the cited pages. Errors wrap
-// ErrInvalid.
+// ErrInvalid; a string that is not valid UTF-8 is an *EncodingError.
 func (f Fixture) Validate() error {
+	if err := checkUTF8(f); err != nil {
+		return err
+	}
 	if err := f.Tenant.Validate(); err != nil {
 		return err
 	}

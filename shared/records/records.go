@@ -3,6 +3,7 @@ package records
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -114,6 +115,24 @@ func (c SourceClass) Valid() bool {
 	return false
 }
 
+// DocumentKinds is the vocabulary of a document's kind, sorted: what
+// list_documents filters by and advertises as an enum. A document of
+// another kind is refused at import (Document.Validate); "other" takes what
+// fits none.
+var DocumentKinds = []string{
+	"agency_complaint", "agency_report", "answer", "bill_of_lading", "brief", "complaint",
+	"contract", "data_report", "declaration", "deposition_transcript", "discovery_response",
+	"email", "estimate", "exhibit", "expert_analysis", "expert_report", "field_report", "invoice",
+	"letter", "log", "memo", "minutes", "motion", "notice", "order", "other", "payroll_record",
+	"performance_review", "personnel_record", "photograph", "specification", "subpoena",
+}
+
+// ValidDocumentKind reports whether k is one of DocumentKinds.
+func ValidDocumentKind(k string) bool {
+	_, found := slices.BinarySearch(DocumentKinds, k)
+	return found
+}
+
 // Role is a principal's role at the firm. A role grants no matter access by
 // itself: access comes from a matter's team (package access).
 type Role string
@@ -216,7 +235,7 @@ type Document struct {
 	ID        string    `json:"id"`
 	Matter    string    `json:"case_id"`
 	Title     string    `json:"title"`
-	Kind      string    `json:"kind"` // complaint, answer, contract, email, deposition_transcript, expert_report…
+	Kind      string    `json:"kind"` // one of DocumentKinds: complaint, answer, contract, email…
 	Privilege Privilege `json:"privilege"`
 	Author    string    `json:"author,omitempty"`
 	Custodian string    `json:"custodian,omitempty"`
@@ -412,6 +431,8 @@ func (d Document) Validate() error {
 		return invalidf("document %q of matter %q: id", d.ID, d.Matter)
 	case !d.Privilege.Valid():
 		return invalidf("document %s: privilege %q", d.ID, d.Privilege)
+	case !ValidDocumentKind(d.Kind):
+		return invalidf("document %s: kind %q is not one of records.DocumentKinds", d.ID, d.Kind)
 	case d.CurrentVersion < 1 || d.CurrentVersion > maxVersion:
 		return invalidf("document %s: current version %d", d.ID, d.CurrentVersion)
 	case d.PageCount < 1:

@@ -578,3 +578,11 @@ func TestImportFillsMissingTimesFromNow(t *testing.T) {
 		t.Errorf("Notes = %+v, %v; want one note created and updated at %v", notes, err, importedAt)
 	}
 }
+
+func TestADocumentOfAnUnknownKindIsRefused(t *testing.T) {
+	f := demo(t)
+	f.Documents[0].Kind = "bogus"
+	if _, err := records.Import(context.Background(), newStore(t), f, importedAt); !errors.Is(err, records.ErrInvalid) {
+		t.Errorf("Import(a document of kind bogus) = %v, want ErrInvalid", err)
+	}
+}

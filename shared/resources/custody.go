@@ -43,7 +43,8 @@ const listedPageLimit = tools.MaxLimit
 // tool through Options.Tools (so its scope is the tool's), and the matter,
 // facts and deadlines templates enumerate the matters Options.Matters lets
 // the caller reach. It fails without a tool registry and a matter source,
-// or when a tool is not registered.
+// or when a tool is not registered. The document template's document_id
+// completes through Options.Funnel when it is set.
 func AddCustody(r *Registry) error {
 	if r.opts.Tools == nil || r.opts.Matters == nil {
 		return fmt.Errorf("add custody resources: a tool registry and a matter source are required")
@@ -56,7 +57,7 @@ func AddCustody(r *Registry) error {
 	}{
 		{
 			tmpl: MatterTemplate, name: "matter", title: "Matter", tool: "get_matter",
-			description: "One matter: caption, court, client, team, open deadlines and recent case notes, with attestation (get_matter's answer).",
+			description: "One matter: caption, court, docket number, client, practice area, status and team, with attestation (get_matter's answer; its deadlines are the deadlines resource's, its case notes list_case_notes').",
 			args:        func(v map[string]string) map[string]any { return map[string]any{"case_id": v["case_id"]} },
 			list: func(m records.Matter) mcp.Resource {
 				return mcp.Resource{URI: MatterURI(m.ID), Name: m.ID, Title: m.Name,
@@ -72,7 +73,7 @@ func AddCustody(r *Registry) error {
 		},
 		{
 			tmpl: FactsTemplate, name: "fact_record", title: "Fact record", tool: "get_fact_record",
-			description: "A matter's facts with their recorded postures, sources and status, up to 100 per read, with attestation (get_fact_record's answer).",
+			description: "A matter's facts with their recorded postures, sources and verification status, up to 100 per read, with attestation (get_fact_record's answer).",
 			args: func(v map[string]string) map[string]any {
 				return map[string]any{"case_id": v["case_id"], "limit": listedPageLimit}
 			},
@@ -107,6 +108,9 @@ func AddCustody(r *Registry) error {
 		}
 		if spec.list != nil {
 			t.List = listMatters(spec.list)
+		}
+		if spec.tmpl == DocumentTemplate && r.opts.Funnel != nil {
+			t.Complete["document_id"] = completion.DocumentIDs(r.opts.Funnel)
 		}
 		if err := r.AddTemplate(t); err != nil {
 			return err

@@ -52,9 +52,16 @@
 //     subscribe and unsubscribe answer exactly {} (the conformance suite
 //     counts the keys). A change notifies subscribers through
 //     subscriptions.Notify. The notification names only the URI the session
-//     itself subscribed to.
+//     itself subscribed to, and it is delivered only while the session's
+//     credential may still read that URI (MayDeliver, checked through the
+//     access funnel as the GET stream sends it): an ethical wall added
+//     since the subscription stops the notices.
 //   - The audit row names the URI (resources/read, subscribe, unsubscribe)
-//     and, for Custody's resources, the tool and matter.
+//     and, for Custody's resources, the tool and matter. A template variable
+//     named case_id (MatterVariable) names a matter: resources/list
+//     indexes its audit row under the matter of every listed resource of
+//     the page it answers (audit.Record.Matters), so "who read this matter"
+//     includes who listed its caption; a read is indexed by its tool.
 //
 // A resource from another package (the conformance fixtures) is added with
 // AddResource or AddTemplate:
@@ -95,6 +102,10 @@ import (
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/tools"
 )
+
+// MatterVariable is the template variable that names a matter (package
+// doc: the audit index).
+const MatterVariable = "case_id"
 
 // ErrNotFound is what a read function returns for a URI that names nothing
 // (a template's variables that match no record): answered as NotFound.
@@ -147,6 +158,15 @@ type MatterSource interface {
 	Matters(ctx context.Context, who access.Who) ([]records.Matter, error)
 }
 
+// Resolver is the access funnel as the registry uses it beside Matters:
+// a case_id, the visible documents of a reached matter, and one document of
+// it (access.Funnel satisfies it). It answers access.ErrNoMatter and
+// access.ErrNoDocument for what the caller cannot reach or see.
+type Resolver interface {
+	completion.DocumentSource
+	Document(ctx context.Context, who access.Who, m records.Matter, id string) (records.Document, error)
+}
+
 // Subscriber adds a subscription's writes to the request's one commit
 // (req.AddOp), or their removal; implemented by package subscriptions.
 type Subscriber interface {
@@ -160,6 +180,12 @@ type Options struct {
 	Tools *tools.Registry
 	// Matters lists reachable matters (Call.Matters; the case_id completer).
 	Matters MatterSource
+	// Funnel resolves a case_id and the documents of a matter as the
+	// caller may see them (the access funnel): for the document template's
+	// document_id completer and for MayDeliver. nil leaves document_id
+	// without a completer and makes MayDeliver withhold every notice of a
+	// matter's resource.
+	Funnel  Resolver
 	Cursors *mcp.CursorSealer
 	// PageSize is the page size of both lists; 0 means 50.
 	PageSize int
@@ -300,7 +326,7 @@ func (r *Registry) newCall(req *mcp.Request, uri string) *Call {
 	cred := req.Credential
 	return &Call{
 		Credential: cred,
-		Who:        access.Who{Tenant: cred.Tenant, Principal: cred.Owner, AllowList: cred.AllowList},
+		Who:        access.WhoOf(cred),
 		URI:        uri, Now: req.Started, Revision: req.Revision, Peer: req, req: req, reg: r,
 	}
 }
@@ -318,6 +344,68 @@ func (r *Registry) VariableCompleter(cred *auth.Credential, uri, variable string
 		return nil, true
 	}
 	return nil, false
+}
+
+// MayRead reports whether the credential may still read the resource at
+// uri, without reading it (no tool runs, nothing is audited): the URI is
+// one the credential's scopes show, and the matter its case_id names (and
+// the document its document_id names) resolves through the access funnel
+// for the credential — its team, screens, allow-list and class as they
+// stand now. An unknown URI is false; a store failure is an error.
+func (r *Registry) MayRead(ctx context.Context, cred *auth.Credential, uri string) (bool, error) {
+	if res, ok := r.resources[uri]; ok {
+		return cred.Has(res.Scope), nil
+	}
+	for _, t := range r.templates {
+		vars, ok := t.compiled.match(uri)
+		if !ok || !cred.Has(t.Scope) {
+			continue
+		}
+		caseID, scoped := vars[MatterVariable]
+		if !scoped {
+			return true, nil
+		}
+		if r.opts.Funnel == nil {
+			return false, nil
+		}
+		who := access.WhoOf(cred)
+		m, err := r.opts.Funnel.Matter(ctx, who, caseID)
+		if errors.Is(err, access.ErrNoMatter) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if docID, ok := vars["document_id"]; ok {
+			_, err := r.opts.Funnel.Document(ctx, who, m, docID)
+			if errors.Is(err, access.ErrNoDocument) || errors.Is(err, access.ErrNoMatter) {
+				return false, nil
+			}
+			if err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+// MayDeliver decides whether a message queued for a GET stream may still
+// go to cred (mcp.Options.MayDeliver): a notifications/resources/updated
+// only while the credential may read its resource (MayRead) — so a
+// principal screened from a matter since subscribing hears nothing more of
+// it — and any other message always.
+func (r *Registry) MayDeliver(ctx context.Context, cred *auth.Credential, message json.RawMessage) (bool, error) {
+	var n struct {
+		Method string `json:"method"`
+		Params struct {
+			URI string `json:"uri"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(message, &n); err != nil || n.Method != "notifications/resources/updated" {
+		return true, nil
+	}
+	return r.MayRead(ctx, cred, n.Params.URI)
 }
 
 // NotFound is the "resource not found" error for uri in revision rev: code
@@ -369,8 +457,21 @@ func (r *Registry) list(ctx context.Context, req *mcp.Request) (any, error) {
 	res := mcp.ListResourcesResult{Resources: make([]mcp.Resource, 0, end-start), NextCursor: next}
 	for _, u := range uris[start:end] {
 		res.Resources = append(res.Resources, byURI[u].ForRevision(req.Revision))
+		req.Audit.AddMatter(r.matterOf(u))
 	}
 	return res, nil
+}
+
+// matterOf returns the matter a URI names: the case_id variable of the
+// first template it is an expansion of, or "" (package doc: the audit
+// index).
+func (r *Registry) matterOf(uri string) string {
+	for _, t := range r.templates {
+		if vars, ok := t.compiled.match(uri); ok {
+			return vars[MatterVariable]
+		}
+	}
+	return ""
 }
 
 // listTemplates serves resources/templates/list: the visible templates,
@@ -484,14 +585,16 @@ func (r *Registry) readError(ctx context.Context, req *mcp.Request, uri string, 
 		return rpcErr
 	case errors.Is(err, mcp.ErrAskCancelled), errors.Is(err, context.Canceled), errors.Is(err, mcp.ErrInputRequired):
 		return err // the transport answers these itself
-	case errors.Is(err, ErrNotFound), errors.Is(err, tools.ErrUnknownTool), errors.Is(err, access.ErrNoMatter):
+	case errors.Is(err, ErrNotFound), errors.Is(err, tools.ErrUnknownTool), errors.Is(err, access.ErrNoMatter),
+		errors.Is(err, access.ErrNoDocument), errors.Is(err, access.ErrNoFact):
 		return NotFound(req.Revision, uri)
 	case errors.As(err, &refusal):
 		switch refusal.Class {
 		case tools.ClassNotFound, tools.ClassClientSafeRefused, tools.ClassValidation:
 			// The URI's variables are the tool's only arguments: a value the
-			// tool refuses, a matter the funnel refuses and material the
-			// credential class may not see all mean "no such resource here".
+			// tool refuses, a matter or item the funnel refuses (withheld
+			// material included) and a tool the credential class may never
+			// call all mean "no such resource here".
 			return NotFound(req.Revision, uri)
 		case tools.ClassUnavailable:
 			return &mcp.Error{Code: mcp.CodeInternalError, Message: "The matter record could not be read just now; retry shortly."}

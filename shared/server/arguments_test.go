@@ -53,3 +53,34 @@ func TestIntegerArgumentsInEveryJSONSpelling(t *testing.T) {
 		t.Errorf("limit 2.5: %v, want a VALIDATION refusal naming limit", got)
 	}
 }
+
+// TestEveryEnumArgumentRefusesAValueOutsideIt: a filter whose schema
+// advertises an enum refuses any other value with VALIDATION naming the
+// field (an empty success would read as "no such documents"), and a value
+// of the enum is served.
+func TestEveryEnumArgumentRefusesAValueOutsideIt(t *testing.T) {
+	env := servertest.New(t, servertest.Options{})
+	s := env.Initialize(t, servertest.Attorney, "2025-11-25")
+	for _, tc := range []struct {
+		tool, field, good string
+	}{
+		{"list_documents", "kind", "complaint"},
+		{"get_fact_record", "posture", "disputed"},
+		{"list_deadlines", "status", "open"},
+	} {
+		t.Run(tc.tool+" "+tc.field, func(t *testing.T) {
+			res := s.Tool(t, tc.tool, map[string]any{"case_id": seed.Alvarez, tc.field: "bogus"})
+			sc := servertest.Structured(t, res)
+			errObj, _ := sc["error"].(map[string]any)
+			if servertest.RefusalClass(res) != "VALIDATION" || errObj["field"] != tc.field {
+				t.Errorf("%s %s:\"bogus\" = %v, want a VALIDATION refusal naming %s", tc.tool, tc.field, sc, tc.field)
+			}
+			if strings.Contains(fmt.Sprint(res["content"]), "bogus") {
+				t.Errorf("the refusal quotes the value: %v", res["content"])
+			}
+			if got := servertest.RefusalClass(s.Tool(t, tc.tool, map[string]any{"case_id": seed.Alvarez, tc.field: tc.good})); got != "" {
+				t.Errorf("%s %s:%q refused %s", tc.tool, tc.field, tc.good, got)
+			}
+		})
+	}
+}

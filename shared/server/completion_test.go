@@ -72,7 +72,7 @@ func TestFB22_CompletionIsDeclaredAndAnswersValuesAndUnknownReferencesAreMinus32
 		{"an argument without a completer", promptRef(prompts.DraftingDiscipline), "document_type", "mo", []string{}},
 		{"an argument the prompt does not have", promptRef(prompts.DraftingDiscipline), "nope", "", []string{}},
 		{"a template's case_id", templateRef(resources.FactsTemplate), "case_id", "har", []string{seed.Harbor}},
-		{"a template variable without a completer", templateRef(resources.DocumentTemplate), "document_id", "d_", []string{}},
+		{"a document_id without a case_id in the context", templateRef(resources.DocumentTemplate), "document_id", "d_", []string{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := completionOf(t, complete(t, s, tc.ref, tc.arg, tc.value)); !slices.Equal(got, tc.want) {
@@ -143,5 +143,60 @@ func TestCompletionSendsAtMost100ValuesWithTheTotalAndHasMore(t *testing.T) {
 	c := resultOf(t, msg)["completion"].(map[string]any)
 	if !slices.Equal(values, many[:100]) || c["total"] != 150.0 || c["hasMore"] != true {
 		t.Errorf("completion = %d values, total %v, hasMore %v; want the first 100, 150, true", len(values), c["total"], c["hasMore"])
+	}
+}
+
+// TestCompletionOfADocumentIDSuggestsTheDocumentsOfTheMatterInTheContext:
+// document_id completes through the access funnel from the case_id of
+// params.context.arguments — ids of the matter's documents the key may see,
+// matched on id or title — and suggests nothing for a matter the key does
+// not reach, and no withheld document to a client-safe key.
+func TestCompletionOfADocumentIDSuggestsTheDocumentsOfTheMatterInTheContext(t *testing.T) {
+	env := servertest.New(t, servertest.Options{})
+	fx, err := seed.Demo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all, visible []string // of Alvarez, sorted by id as the fixture lists them
+	for _, d := range fx.Documents {
+		if d.Matter == seed.Alvarez {
+			all = append(all, d.ID)
+			if d.Privilege == "none" {
+				visible = append(visible, d.ID)
+			}
+		}
+	}
+	slices.Sort(all)
+	slices.Sort(visible)
+	if len(visible) == len(all) {
+		t.Fatal("the demo matter has no withheld document to test with")
+	}
+	for _, tc := range []struct {
+		name   string
+		role   string
+		caseID string
+		value  string
+		want   []string
+	}{
+		{"every document of the matter for an empty value", servertest.Attorney, seed.Alvarez, "", all},
+		{"a part of an id, any case", servertest.Attorney, seed.Alvarez, "INTAKE", []string{"d_alv_intake_memo"}},
+		{"a part of a title suggests the id", servertest.Attorney, seed.Alvarez, "offer letter", []string{"d_alv_offer"}},
+		{"a client-safe key is offered no withheld document", servertest.ClientSafe, seed.Alvarez, "", visible},
+		{"a client-safe key typing a withheld id gets nothing", servertest.ClientSafe, seed.Alvarez, "intake", []string{}},
+		{"a screened matter suggests nothing", servertest.Paralegal, seed.Harbor, "", []string{}},
+		{"another tenant's matter suggests nothing", servertest.Attorney, seed.Northwind, "", []string{}},
+		{"a matter that does not exist suggests nothing", servertest.Attorney, "m_does_not_exist", "", []string{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := env.Initialize(t, tc.role, "2025-11-25")
+			msg := s.Call(t, "completion/complete", map[string]any{
+				"ref":      templateRef(resources.DocumentTemplate),
+				"argument": map[string]any{"name": "document_id", "value": tc.value},
+				"context":  map[string]any{"arguments": map[string]any{"case_id": tc.caseID}},
+			})
+			if got := completionOf(t, msg); !slices.Equal(got, tc.want) {
+				t.Errorf("values = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -15,13 +16,17 @@ import (
 
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/custodymcp/custody/shared/admin"
 	"github.com/custodymcp/custody/shared/audit"
 	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/prompts"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/records/seed"
+	"github.com/custodymcp/custody/shared/resources"
 	"github.com/custodymcp/custody/shared/server/servertest"
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/store/storetest"
+	"github.com/custodymcp/custody/shared/tools"
 )
 
 // The architecture's invariants (ARCHITECTURE.md "Invariants"), as table
@@ -167,6 +172,76 @@ func TestInvariantAsOfIsTheNewestRowNotGeneratedAt(t *testing.T) {
 	}
 }
 
+// wireTime is the one layout of a timestamp on the wire: RFC 3339 in UTC
+// with exactly three fractional digits (CONTRACTS.md §1).
+var wireTime = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
+
+// timestamps calls f on every string of a JSON value whose member name
+// says it is a time (as_of, *_at).
+func timestamps(v any, f func(name, value string)) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if s, ok := e.(string); ok && (k == "as_of" || strings.HasSuffix(k, "_at")) {
+				f(k, s)
+			}
+			timestamps(e, f)
+		}
+	case []any:
+		for _, e := range x {
+			timestamps(e, f)
+		}
+	}
+}
+
+// TestInvariantEveryTimestampHasOneFixedWidthLayout: generated_at, as_of
+// and every row's *_at are written alike — milliseconds always, trailing
+// zeros kept — so answers compare and sort as text.
+func TestInvariantEveryTimestampHasOneFixedWidthLayout(t *testing.T) {
+	env := servertest.New(t, servertest.Options{})
+	s := env.Initialize(t, servertest.Attorney, "2025-11-25")
+	seen := map[string]bool{}
+	for _, matter := range seed.DemoMatters {
+		for _, c := range validCalls(matter) {
+			timestamps(servertest.Structured(t, s.Tool(t, c.tool, c.args)), func(name, value string) {
+				seen[name] = true
+				if !wireTime.MatchString(value) {
+					t.Errorf("%s %s: %s = %q, want the layout 2006-01-02T15:04:05.000Z", matter, c.tool, name, value)
+				}
+			})
+		}
+	}
+	for _, name := range []string{"generated_at", "as_of", "updated_at", "created_at", "checked_at", "proposed_at", "checksum_verified_at"} {
+		if !seen[name] {
+			t.Errorf("no answer carried %s: the test checked nothing of it", name)
+		}
+	}
+}
+
+// TestInvariantAScreenChangeIsNotRecordData: adding and removing an ethical
+// wall changes who reaches a matter, not what its record says, so neither
+// the matter's updated_at nor any read's as_of moves.
+func TestInvariantAScreenChangeIsNotRecordData(t *testing.T) {
+	env := servertest.New(t, servertest.Options{})
+	s := env.Initialize(t, servertest.Attorney, "2025-11-25")
+	read := func() (asOf, updated string) {
+		sc := servertest.Structured(t, s.Tool(t, "get_matter", map[string]any{"case_id": seed.Meridian}))
+		return sc["as_of"].(string), sc["matter"].(map[string]any)["updated_at"].(string)
+	}
+	asOf, updated := read()
+	later := servertest.Epoch.Add(time.Hour + 123456789) // nanoseconds, as a clock gives them
+	for _, screened := range []bool{true, false} {
+		res, err := admin.Screen(context.Background(), env.Store, admin.ScreenRequest{Tenant: seed.DemoTenant,
+			CaseID: seed.Meridian, Principal: seed.DemoParalegal, Screened: screened}, later)
+		if err != nil || !res.Changed {
+			t.Fatalf("Screen(%v) = %+v, %v", screened, res, err)
+		}
+		if a, u := read(); a != asOf || u != updated {
+			t.Errorf("after screen %v: as_of %s, updated_at %s; want %s and %s, unmoved", screened, a, u, asOf, updated)
+		}
+	}
+}
+
 func TestInvariantAnEmptyResultIsUnknownWithANote(t *testing.T) {
 	env := servertest.New(t, servertest.Options{})
 	s := env.Initialize(t, servertest.Attorney, "2025-11-25")
@@ -250,6 +325,7 @@ func TestInvariantOtherTenantScreenedAndNonexistentMattersGetIdenticalRefusals(t
 	attorney := env.Initialize(t, servertest.Attorney, "2025-11-25")
 	paralegal := env.Initialize(t, servertest.Paralegal, "2025-11-25")
 	allowed := env.Initialize(t, servertest.AllowListed, "2025-11-25")
+	safe := env.Initialize(t, servertest.ClientSafe, "2025-11-25")
 	other := seed.Alvarez
 	if other == env.AllowedMatter {
 		other = seed.Meridian
@@ -264,10 +340,12 @@ func TestInvariantOtherTenantScreenedAndNonexistentMattersGetIdenticalRefusals(t
 				s      *servertest.Session
 				matter string
 			}{
-				"another tenant's matter": {attorney, seed.Northwind},
-				"a screened matter":       {paralegal, seed.Harbor},
-				"a nonexistent matter":    {attorney, "m_does_not_exist"},
-				"outside the allow-list":  {allowed, other},
+				"another tenant's matter":                    {attorney, seed.Northwind},
+				"a screened matter":                          {paralegal, seed.Harbor},
+				"a nonexistent matter":                       {attorney, "m_does_not_exist"},
+				"outside the allow-list":                     {allowed, other},
+				"a client-safe key, another tenant's matter": {safe, seed.Northwind},
+				"a client-safe key, a nonexistent matter":    {safe, "m_does_not_exist"},
 				// Ids no matter can have: refused alike, and still audited
 				// (a NUL once failed the audit commit, answering 503).
 				"an id with a NUL":       {attorney, seed.Harbor + "\x00"},
@@ -409,25 +487,230 @@ func TestInvariantAClientSafeKeyNeverSeesPrivilegedMaterial(t *testing.T) {
 			check(matter+"/"+c.tool, s.Tool(t, c.tool, c.args))
 		}
 	}
+	// A withheld item does not exist for the class (the answer is compared
+	// with an absent id's in TestInvariantAClientSafeKeyGetsOneAnswerForAWithheldAndAnAbsentID).
 	for _, d := range privDocs {
 		for _, tool := range []string{"get_document", "search_in_document"} {
 			args := map[string]any{"case_id": d.matter, "document_id": d.id}
 			if tool == "search_in_document" {
 				args["query"] = "agreement"
 			}
-			res := s.Tool(t, tool, args)
-			errObj, _ := res["structuredContent"].(map[string]any)["error"].(map[string]any)
-			if errObj["class"] != "CLIENT_SAFE_REFUSED" {
-				t.Errorf("%s of privileged %s = %v, want CLIENT_SAFE_REFUSED", tool, d.id, res)
+			if got := servertest.RefusalClass(s.Tool(t, tool, args)); got != "NOT_FOUND" {
+				t.Errorf("%s of privileged %s = %s, want NOT_FOUND", tool, d.id, got)
 			}
 		}
 	}
 	for _, f := range privFacts {
 		res := s.Tool(t, "get_fact_provenance", map[string]any{"case_id": f.matter, "fact_id": f.id})
-		errObj, _ := res["structuredContent"].(map[string]any)["error"].(map[string]any)
-		if errObj["class"] != "CLIENT_SAFE_REFUSED" {
-			t.Errorf("get_fact_provenance of privileged %s = %v, want CLIENT_SAFE_REFUSED", f.id, res)
+		if got := servertest.RefusalClass(res); got != "NOT_FOUND" {
+			t.Errorf("get_fact_provenance of privileged %s = %s, want NOT_FOUND", f.id, got)
 		}
+	}
+}
+
+// idProbe is one read path that takes a caller-supplied id: the JSON-RPC
+// method and its params for the id.
+type idProbe struct {
+	name   string
+	method string
+	params func(matter, id string) map[string]any
+	// ok reports whether a standard key's answer shows the item (so the
+	// probe is known to reach a real, withheld row).
+	ok func(msg map[string]any) bool
+}
+
+// TestInvariantAClientSafeKeyGetsOneAnswerForAWithheldAndAnAbsentID: for a
+// client-safe key a privileged or work-product item does not exist. On
+// every read path that takes an item id — each id-taking tool, the
+// document resource, document_id completion — the answer for a withheld id
+// is byte for byte the answer for an absent one (class, message and shape;
+// the id itself, which a resource's error quotes back as data.uri, and the
+// JSON-RPC id replaced), while a standard key is shown the item. Prompts
+// take no item id: their case_id is probed with a matter the key does not
+// reach against one that does not exist.
+func TestInvariantAClientSafeKeyGetsOneAnswerForAWithheldAndAnAbsentID(t *testing.T) {
+	env := servertest.New(t, servertest.Options{})
+	safe := env.Initialize(t, servertest.ClientSafe, "2025-11-25")
+	standard := env.Initialize(t, servertest.Attorney, "2025-11-25")
+	fx, err := seed.Demo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	withheldDocs, withheldFacts := map[string][]string{}, map[string][]string{}
+	for _, d := range fx.Documents {
+		if d.Privilege != records.PrivilegeNone {
+			withheldDocs[d.Matter] = append(withheldDocs[d.Matter], d.ID)
+		}
+	}
+	for _, f := range fx.Facts {
+		if f.Privilege != records.PrivilegeNone {
+			withheldFacts[f.Matter] = append(withheldFacts[f.Matter], f.ID)
+		}
+	}
+	tool := func(name string, args func(matter, id string) map[string]any) func(matter, id string) map[string]any {
+		return func(matter, id string) map[string]any {
+			return map[string]any{"name": name, "arguments": args(matter, id)}
+		}
+	}
+	toolOK := func(msg map[string]any) bool {
+		res, _ := msg["result"].(map[string]any)
+		return res != nil && res["isError"] != true
+	}
+	docProbes := []idProbe{
+		{"get_document", "tools/call", tool("get_document", func(m, id string) map[string]any {
+			return map[string]any{"case_id": m, "document_id": id}
+		}), toolOK},
+		{"search_in_document", "tools/call", tool("search_in_document", func(m, id string) map[string]any {
+			return map[string]any{"case_id": m, "document_id": id, "query": "the"}
+		}), func(msg map[string]any) bool {
+			// "the" is a stop word: a real document is refused VALIDATION
+			// for the query, as an absent or withheld one must be too.
+			return true
+		}},
+		{"search_in_document (a query with words)", "tools/call", tool("search_in_document", func(m, id string) map[string]any {
+			return map[string]any{"case_id": m, "document_id": id, "query": "agreement"}
+		}), toolOK},
+		{"get_document (a version it lacks)", "tools/call", tool("get_document", func(m, id string) map[string]any {
+			return map[string]any{"case_id": m, "document_id": id, "version": 9999}
+		}), func(msg map[string]any) bool { return true }},
+		{"resources/read of the document", "resources/read", func(m, id string) map[string]any {
+			return map[string]any{"uri": resources.Expand(resources.DocumentTemplate, map[string]string{"case_id": m, "document_id": id})}
+		}, func(msg map[string]any) bool { return msg["result"] != nil }},
+		{"document_id completion", "completion/complete", func(m, id string) map[string]any {
+			return map[string]any{"ref": templateRef(resources.DocumentTemplate),
+				"argument": map[string]any{"name": "document_id", "value": id},
+				"context":  map[string]any{"arguments": map[string]any{"case_id": m}}}
+		}, func(msg map[string]any) bool {
+			res, _ := msg["result"].(map[string]any)
+			c, _ := res["completion"].(map[string]any)
+			values, _ := c["values"].([]any)
+			return len(values) > 0
+		}},
+	}
+	factProbes := []idProbe{
+		{"get_fact_provenance", "tools/call", tool("get_fact_provenance", func(m, id string) map[string]any {
+			return map[string]any{"case_id": m, "fact_id": id}
+		}), toolOK},
+	}
+	answer := func(s *servertest.Session, p idProbe, matter, id string) (string, map[string]any) {
+		msg := s.Call(t, p.method, p.params(matter, id))
+		delete(msg, "id")
+		if res, ok := msg["result"].(map[string]any); ok {
+			delete(res, "_meta")
+		}
+		b, err := json.Marshal(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.ReplaceAll(string(b), id, "<id>"), msg
+	}
+	run := func(probes []idProbe, withheld map[string][]string, absent func(matter string) string) {
+		for _, p := range probes {
+			for _, matter := range seed.DemoMatters {
+				for _, id := range withheld[matter] {
+					t.Run(p.name+"/"+id, func(t *testing.T) {
+						if _, msg := answer(standard, p, matter, id); !p.ok(msg) {
+							t.Fatalf("a standard key is not shown %s: %v", id, msg)
+						}
+						got, _ := answer(safe, p, matter, id)
+						want, _ := answer(safe, p, matter, absent(matter))
+						if got != want {
+							t.Errorf("withheld %s answers\n%s\nbut an absent id answers\n%s", id, got, want)
+						}
+						if strings.Contains(got, "CLIENT_SAFE_REFUSED") || strings.Contains(got, "privilege") {
+							t.Errorf("the answer tells the item is withheld: %s", got)
+						}
+					})
+				}
+			}
+		}
+	}
+	run(docProbes, withheldDocs, func(matter string) string { return "d_" + matter[2:5] + "_absent_memo" })
+	run(factProbes, withheldFacts, func(matter string) string { return "f_" + matter[2:5] + "_999" })
+
+	// Every tool that takes an item id is probed: one added later must join
+	// the tables above.
+	probed := map[string]bool{}
+	for _, p := range append(docProbes, factProbes...) {
+		if p.method == "tools/call" {
+			probed[p.params("", "")["name"].(string)] = true
+		}
+	}
+	for _, name := range env.Server.Registry.Names() {
+		tl, _ := env.Server.Registry.Tool(name)
+		var schema struct {
+			Properties map[string]any `json:"properties"`
+		}
+		if err := json.Unmarshal(tl.InputSchema, &schema); err != nil {
+			t.Fatal(err)
+		}
+		for prop := range schema.Properties {
+			if strings.HasSuffix(prop, "_id") && prop != "case_id" && !probed[name] {
+				t.Errorf("tool %s takes %s but is not probed with a withheld and an absent id", name, prop)
+			}
+		}
+	}
+
+	// Prompts take a case_id only; the class withholds no matter, so the
+	// funnel's one answer is what a client-safe key gets alike.
+	promptProbe := idProbe{"prompts/get", "prompts/get", func(_, id string) map[string]any {
+		return map[string]any{"name": prompts.PrivilegeCaution, "arguments": map[string]any{"case_id": id}}
+	}, nil}
+	got, _ := answer(safe, promptProbe, "", seed.Northwind)
+	want, _ := answer(safe, promptProbe, "", "m_does_not_exist")
+	if got != want {
+		t.Errorf("prompts/get of another tenant's matter answers\n%s\nbut a nonexistent one\n%s", got, want)
+	}
+}
+
+// StandardOnlyOutput is the standard-only fixture's answer.
+type StandardOnlyOutput struct {
+	Done bool `json:"done"`
+}
+
+// TestAStandardOnlyToolIsAbsentForAClientSafeKeyAndRefusedClientSafeRefused:
+// a tool the client-safe class may never call (tools.Spec.StandardOnly) is
+// not in its tools/list and is refused CLIENT_SAFE_REFUSED when called
+// anyway — the one use of that class — while a standard key lists and
+// calls it.
+func TestAStandardOnlyToolIsAbsentForAClientSafeKeyAndRefusedClientSafeRefused(t *testing.T) {
+	ran := 0
+	env := servertest.New(t, servertest.Options{RegisterExtra: func(reg *tools.Registry) error {
+		return tools.Register(reg, tools.Spec{
+			Name: "fixture_standard_only", Title: "Standard only (test fixture)", Scope: auth.ScopeRead,
+			Description: "A tool no client-safe credential may call.", StandardOnly: true,
+		}, func(context.Context, *tools.Call, ProbeInput) (StandardOnlyOutput, error) {
+			ran++
+			return StandardOnlyOutput{Done: true}, nil
+		})
+	}})
+	listed := func(s *servertest.Session) bool {
+		for _, tl := range resultOf(t, s.Call(t, "tools/list", map[string]any{}))["tools"].([]any) {
+			if tl.(map[string]any)["name"] == "fixture_standard_only" {
+				return true
+			}
+		}
+		return false
+	}
+	safe := env.Initialize(t, servertest.ClientSafe, "2025-11-25")
+	standard := env.Initialize(t, servertest.Attorney, "2025-11-25")
+	if listed(safe) {
+		t.Error("tools/list of a client-safe key lists the standard-only tool")
+	}
+	if !listed(standard) {
+		t.Error("tools/list of a standard key lacks the standard-only tool")
+	}
+	// Even with arguments the tool would refuse, the class is what is told.
+	for _, args := range []map[string]any{{}, {"unexpected": 1}} {
+		if got := servertest.RefusalClass(safe.Tool(t, "fixture_standard_only", args)); got != "CLIENT_SAFE_REFUSED" {
+			t.Errorf("a client-safe call with %v = %q, want CLIENT_SAFE_REFUSED", args, got)
+		}
+	}
+	if ran != 0 {
+		t.Errorf("the tool ran %d times for a client-safe key", ran)
+	}
+	if got := servertest.RefusalClass(standard.Tool(t, "fixture_standard_only", map[string]any{})); got != "" || ran != 1 {
+		t.Errorf("a standard call = %q after %d runs, want a success", got, ran)
 	}
 }
 

@@ -51,6 +51,7 @@ var immutable = map[string]string{
 	"shared/mcp.errBadState":                 "a sentinel error, compared and answered, never written",
 	"shared/mcp.logLevels":                   "the fixed syslog level order",
 	"shared/readtools.stopwords":             "the fixed stopword set",
+	"shared/records.DocumentKinds":           "the fixed document kind vocabulary",
 	"shared/records.Postures":                "the fixed list of postures",
 	"shared/records.SourceClasses":           "the fixed list of source classes",
 	"shared/records/seed.DemoMatters":        "the seed's fixed matter ids",

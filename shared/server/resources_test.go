@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -362,5 +363,66 @@ func TestIn2026AnUnknownResourceIsMinus32602WithTheURI(t *testing.T) {
 	res := resultOf(t, r.JSON(t))
 	if res["resultType"] != "complete" || res["cacheScope"] != "private" || len(res["contents"].([]any)) != 1 {
 		t.Errorf("2026 resources/read = %v, want one content with resultType and caching hints", res)
+	}
+}
+
+// TestEveryCustodyTemplateDescribesWhatItsReadReturns: a template's
+// description promises only what a read of it holds — each kind of data it
+// names (before its parenthesis) is a field of the answer.
+func TestEveryCustodyTemplateDescribesWhatItsReadReturns(t *testing.T) {
+	env := servertest.New(t, servertest.Options{})
+	s := env.Initialize(t, servertest.Attorney, "2025-11-25")
+	// A phrase a description may use, and a field an answer holding that
+	// data has.
+	promises := map[string]string{
+		"caption": "caption", "court": "court", "docket number": "docket_number", "client": "client",
+		"practice area": "practice_area", "status": "status", "team": "team",
+		"deadline": "due_date", "note": "body", "fact": "statement", "posture": "posture",
+		"version": "versions", "text": "text", "source": "assertions", "rule or order": "rule",
+		"attestation": "verification_status", "verification status": "verification_status",
+	}
+	phrases := slices.Collect(maps.Keys(promises))
+	// The longest first, each taken out once matched ("verification status"
+	// is not the matter's "status").
+	slices.SortFunc(phrases, func(a, b string) int { return len(b) - len(a) })
+	res := resultOf(t, s.Call(t, "resources/templates/list", map[string]any{}))
+	for _, it := range res["resourceTemplates"].([]any) {
+		tmpl := it.(map[string]any)
+		uriTemplate, description := tmpl["uriTemplate"].(string), tmpl["description"].(string)
+		t.Run(uriTemplate, func(t *testing.T) {
+			uri := resources.Expand(uriTemplate, map[string]string{"case_id": seed.Alvarez, "document_id": "d_alv_complaint"})
+			contents := resultOf(t, readResource(t, s, map[string]any{"uri": uri}))["contents"].([]any)
+			var answer any
+			if err := json.Unmarshal([]byte(contents[0].(map[string]any)["text"].(string)), &answer); err != nil {
+				t.Fatal(err)
+			}
+			keys := map[string]bool{}
+			collectKeys(answer, keys)
+			promised, _, _ := strings.Cut(strings.ToLower(description), "(")
+			for _, phrase := range phrases {
+				if !strings.Contains(promised, phrase) {
+					continue
+				}
+				promised = strings.ReplaceAll(promised, phrase, "")
+				if field := promises[phrase]; !keys[field] {
+					t.Errorf("the description %q names %s, but the read holds no %s", description, phrase, field)
+				}
+			}
+		})
+	}
+}
+
+// collectKeys adds every object key of a JSON value to keys.
+func collectKeys(v any, keys map[string]bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			keys[k] = true
+			collectKeys(e, keys)
+		}
+	case []any:
+		for _, e := range x {
+			collectKeys(e, keys)
+		}
 	}
 }

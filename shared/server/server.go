@@ -199,7 +199,7 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
-	resOpts := resources.Options{Tools: reg, Matters: matters, Cursors: cursors, PageSize: listPage, Logger: cfg.Logger}
+	resOpts := resources.Options{Tools: reg, Matters: matters, Funnel: matters, Cursors: cursors, PageSize: listPage, Logger: cfg.Logger}
 	if cfg.GETStream {
 		// Updates travel on the GET stream: without it, no subscriptions.
 		resOpts.Subscriptions = subscriptions.Recorder{}
@@ -232,6 +232,7 @@ func New(cfg Config) (*Server, error) {
 		PollMax:        cfg.PollMax,
 		GETStream:      cfg.GETStream,
 		StreamPoll:     cfg.StreamPoll,
+		MayDeliver:     res.MayDeliver,
 		Heartbeat:      cfg.Heartbeat,
 		Recheck:        cfg.Recheck,
 		AnonymousToken: cfg.AnonymousToken,

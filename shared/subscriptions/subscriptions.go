@@ -13,7 +13,11 @@
 // notifications/resources/updated {uri} in each live session's outbox
 // (mcp.PostToSession), which the instance holding that session's GET
 // stream delivers. A session deleted before its subscriptions expire is
-// skipped and its fan-out row removed.
+// skipped and its fan-out row removed. Whether the session's principal may
+// still hear of the URI is decided at delivery, not here: the GET stream
+// asks the access funnel as it sends each notice (mcp.Options.MayDeliver,
+// resources.Registry.MayDeliver), so an ethical wall added after the
+// subscription, or after a notice was queued, withholds it.
 package subscriptions
 
 import (

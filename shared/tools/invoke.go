@@ -101,7 +101,10 @@ type Writes struct {
 // exchange, or Run).
 func (r *Registry) Call(ctx context.Context, inv Invocation) Outcome {
 	t, ok := r.tools[inv.Name]
-	if !ok || !r.visibleTo(t, inv.Credential) || (inv.Also != nil && !r.visibleTo(t, inv.Also)) {
+	// A scope the credential lacks makes the tool unknown; a StandardOnly
+	// tool is refused CLIENT_SAFE_REFUSED in govern (it is only hidden from
+	// a client-safe credential's tools/list).
+	if !ok || !inv.Credential.Has(t.spec.Scope) || (inv.Also != nil && !inv.Also.Has(t.spec.Scope)) {
 		return Outcome{Err: ErrUnknownTool}
 	}
 	args := inv.Arguments

@@ -50,6 +50,8 @@ func Invalid(field, message string) *Refusal {
 // The fixed sentences of refusals the pipeline itself gives.
 const (
 	msgNoMatter    = "No matter with that case_id is available to this credential."
+	msgNoDocument  = "No document with that document_id exists in this matter."
+	msgNoFact      = "No fact with that fact_id exists in this matter."
 	msgUnavailable = "The matter record could not be read just now; nothing was changed. Retry shortly."
 	msgInternal    = "The tool failed unexpectedly; nothing was changed."
 	msgKillSwitch  = "This tool is switched off for the firm right now; nothing was done."
@@ -57,6 +59,8 @@ const (
 	msgAskExpired  = "The question this tool asked was not answered in time; nothing was done."
 	msgReplayed    = "This request was already carried out; it runs at most once and was not run again."
 	msgConflict    = "This call conflicts with a change made meanwhile, so it was not carried out; read again and retry."
+
+	msgClientSafeRefused = "This tool is not available to a client-safe credential; nothing was done."
 )
 
 // cancelled marks a call the client withdrew (it gets no answer at all).

@@ -9,7 +9,9 @@
 //
 // tools/call runs the request path of ARCHITECTURE.md from step 3 on:
 // kill switch, tool resolution and its scope (a tool the credential's scopes
-// do not allow is absent from tools/list and "unknown" to tools/call),
+// do not allow is absent from tools/list and "unknown" to tools/call), the
+// credential class (a Spec.StandardOnly tool is absent from a client-safe
+// credential's tools/list and refused CLIENT_SAFE_REFUSED when called),
 // argument validation (nothing written on failure), the rate-limit verdict
 // the gate decided before execution, the access funnel for any case_id, and
 // then the handler, which applies the credential-class floor and stamps the
@@ -53,6 +55,13 @@ type Spec struct {
 	// them is refused -32021 before the tool runs; a 2025 session without
 	// them gets a VALIDATION refusal.
 	Requires []string
+	// StandardOnly marks a tool the client-safe credential class may never
+	// call: it is absent from a client-safe credential's tools/list, as a
+	// tool its scopes do not allow is, and a call of it is refused
+	// CLIENT_SAFE_REFUSED before its arguments are looked at — the one use
+	// of that class (CONTRACTS.md §3). A read tool is never StandardOnly: it
+	// filters what the class may not see instead.
+	StandardOnly bool
 	// AtMostOnce marks a tool with effects that must happen at most once:
 	// in the 2026 era its request state's round is claimed with a
 	// conditional write before it runs, so a replay is refused CONFLICT.
@@ -92,13 +101,23 @@ type Call struct {
 	// input (elicitation, sampling) in either era.
 	Peer mcp.Peer
 
-	write *Write
+	write   *Write
+	matters []string // reported by ReportMatter
 }
+
+// ReportMatter records that the answer contains rows of the matter id, so
+// the call's audit row is indexed under it (audit.Record.Matters: "who read
+// this matter" stays complete for answers across matters). The pipeline
+// reports the matter the input names itself, once the handler succeeded; a
+// handler that answers from other matters (list_matters, search_documents
+// without case_id) reports each of them. A report of a refused call is
+// dropped: its answer contains no rows.
+func (c *Call) ReportMatter(id string) { c.matters = append(c.matters, id) }
 
 // ClientSafe reports whether the call is of the client-safe class: its
 // credential's, or either credential's of an intersected call.
 func (c *Call) ClientSafe() bool {
-	return c.Credential.ClientSafe() || (c.Also != nil && c.Also.ClientSafe())
+	return c.Who.ClientSafe || (c.Also != nil && c.Also.ClientSafe())
 }
 
 // Write is a handler's conditional write (issue 9, "answers after the
@@ -123,10 +142,9 @@ type Write struct {
 func (c *Call) Write(w Write) { c.write = &w }
 
 // Sees reports whether the credential may see material of privilege p: a
-// client-safe credential sees only privilege "none" (ARCHITECTURE.md step 8).
-func (c *Call) Sees(p records.Privilege) bool {
-	return !c.ClientSafe() || p == records.PrivilegeNone
-}
+// client-safe credential sees only privilege "none" (ARCHITECTURE.md step 8;
+// the rule is access.Who.Sees, the funnel's).
+func (c *Call) Sees(p records.Privilege) bool { return c.Who.Sees(p) }
 
 // Handler serves one tool.
 type Handler[In, Out any] func(ctx context.Context, c *Call, in In) (Out, error)
@@ -279,7 +297,7 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) error {
 			m, err := c.Funnel.Matter(ctx, c.Who, ms.MatterID())
 			if err == nil && c.Also != nil {
 				// An intersected call reaches a matter only when both do.
-				_, err = c.Funnel.Matter(ctx, whoOf(c.Also), ms.MatterID())
+				_, err = c.Funnel.Matter(ctx, access.WhoOf(c.Also), ms.MatterID())
 			}
 			if err != nil {
 				return nil, r.refusalFor(ctx, spec.Name, err)
@@ -304,8 +322,9 @@ func MustRegister[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) {
 }
 
 // refusalFor maps a handler error to a refusal: refusals pass through, the
-// funnel's one answer becomes NOT_FOUND, store faults UNAVAILABLE, anything
-// else INTERNAL (logged here, never shown).
+// funnel's answers (no such matter, document, fact: absent and withheld
+// alike) become NOT_FOUND with one fixed sentence each, store faults
+// UNAVAILABLE, anything else INTERNAL (logged here, never shown).
 func (r *Registry) refusalFor(ctx context.Context, name string, err error) *Refusal {
 	var (
 		ref  *Refusal
@@ -326,6 +345,10 @@ func (r *Registry) refusalFor(ctx context.Context, name string, err error) *Refu
 		return Refuse(ClassUnavailable, msgAskExpired)
 	case errors.Is(err, access.ErrNoMatter):
 		return Refuse(ClassNotFound, msgNoMatter)
+	case errors.Is(err, access.ErrNoDocument):
+		return Refuse(ClassNotFound, msgNoDocument)
+	case errors.Is(err, access.ErrNoFact):
+		return Refuse(ClassNotFound, msgNoFact)
 	case errors.Is(err, store.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
 		r.opts.Logger.WarnContext(ctx, "tool read failed", "tool", name, "err", err)
 		return Refuse(ClassUnavailable, msgUnavailable)
@@ -381,7 +404,8 @@ func (r *Registry) StrictSchema(name string) json.RawMessage {
 	return t.strict
 }
 
-// visible returns the names of the tools the credential's scopes allow, sorted.
+// visible returns the names of the tools the credential's scopes allow and
+// its class may call, sorted.
 func (r *Registry) visible(c *auth.Credential) []string {
 	var names []string
 	for n, t := range r.tools {
@@ -394,10 +418,11 @@ func (r *Registry) visible(c *auth.Credential) []string {
 }
 
 // visibleTo reports whether a credential may see and call a tool: its
-// scopes allow it. A tool the credential may not call is absent from its
-// tools/list and unknown to tools/call.
+// scopes allow it, and it is not StandardOnly for a client-safe
+// credential. A tool the credential may not see is absent from its
+// tools/list; a scope it lacks makes the tool unknown to tools/call.
 func (r *Registry) visibleTo(t *tool, c *auth.Credential) bool {
-	return c.Has(t.spec.Scope)
+	return c.Has(t.spec.Scope) && !(t.spec.StandardOnly && c.ClientSafe())
 }
 
 // lane is tools/call's rate lane: the named tool's.
@@ -478,6 +503,9 @@ func (r *Registry) govern(ctx context.Context, inv *Invocation, t *tool, args js
 	if r.opts.KillSwitch.FrozenTenants[cred.Tenant] || r.opts.KillSwitch.DisabledTools[t.spec.Name] {
 		return nil, nil, Refuse(ClassKillSwitch, msgKillSwitch)
 	}
+	if t.spec.StandardOnly && (cred.ClientSafe() || (inv.Also != nil && inv.Also.ClientSafe())) {
+		return nil, nil, Refuse(ClassClientSafeRefused, msgClientSafeRefused)
+	}
 	peer := inv.Peer
 	if peer == nil {
 		peer = mcp.NoPeer{}
@@ -513,19 +541,16 @@ func (r *Registry) govern(ctx context.Context, inv *Invocation, t *tool, args js
 		return nil, nil, Refuse(ClassValidation, "Write tools are not accepted inside a JSON-RPC batch; send this call on its own.")
 	}
 	c := &Call{
-		Credential: cred, Also: inv.Also, Who: whoOf(cred),
+		Credential: cred, Also: inv.Also, Who: access.WhoOf(cred),
 		Now: inv.Now, Revision: inv.Revision, Funnel: r.opts.Funnel, Peer: peer,
 	}
 	out, refusal := t.run(ctx, c, args)
 	if refusal != nil {
 		return nil, nil, refusal
 	}
+	inv.Audit.AddMatter(c.Matter.ID)
+	inv.Audit.AddMatter(c.matters...)
 	return out, c.write, nil
-}
-
-// whoOf is a credential as the access funnel sees it.
-func whoOf(c *auth.Credential) access.Who {
-	return access.Who{Tenant: c.Tenant, Principal: c.Owner, AllowList: c.AllowList}
 }
 
 // queryOf returns the free-text "query" argument, if any: the audit row

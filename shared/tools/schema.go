@@ -12,6 +12,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/custodymcp/custody/shared/attest"
 )
 
 // Schemas are inferred from one Go type per tool with google/jsonschema-go:
@@ -28,9 +30,15 @@ import (
 // validated against (santhosh-tekuri/jsonschema, draft 2020-12, formats
 // asserted): one source for both (DECISIONS.md "Answers on the wire").
 
+// typeSchemas returns the schemas of types that encode themselves: a wire
+// timestamp is a string, as a time.Time is (the library's own mapping).
+func typeSchemas() map[reflect.Type]*jsonschema.Schema {
+	return map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[attest.Time](): {Type: "string"}}
+}
+
 // inferSchema infers the schema of T and applies its schema tags.
 func inferSchema(t reflect.Type) (*jsonschema.Schema, error) {
-	s, err := jsonschema.ForType(t, nil)
+	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: typeSchemas()})
 	if err != nil {
 		return nil, err
 	}

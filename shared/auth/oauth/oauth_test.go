@@ -61,6 +61,8 @@ func TestVerifyAcceptsATokenOfTheIssuerForThisResource(t *testing.T) {
 				ID: id, KeyHash: hash, Tenant: "firm", Owner: "u_attorney", Class: auth.ClassStandard,
 				Scopes: []auth.Scope{auth.ScopeDocsRead, auth.ScopeRead}, Label: "oauth test-client",
 				CreatedAt: now,
+				OAuth: &auth.OAuthClaims{Issuer: iss.URL, Subject: "u_attorney", ClientID: "test-client",
+					ExpiresAt: time.Unix(now.Add(time.Hour).Unix(), 0).UTC()},
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("Verify() credential (-want +got):\n%s", diff)
