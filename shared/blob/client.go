@@ -1,7 +1,12 @@
 package blob
 
 import (
+	"context"
+	"net/http"
+	"time"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
 
@@ -26,4 +31,32 @@ func LocalClientOptions(endpoint string) func(*s3.Options) {
 		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
 		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 	}
+}
+
+// WithClock dates every request the client signs by now instead of the
+// SDK's clock, as s3.New's option function. It is for tests whose clock
+// moves (an expired grant, a URL past its life): the local server judges a
+// request's X-Amz-Date against the same clock, which would otherwise find
+// the SDK's requests skewed (RequestTimeTooSkewed). Presigned requests are
+// dated by Options.Now of the engine.
+func WithClock(now func() time.Time) func(*s3.Options) {
+	return func(o *s3.Options) {
+		o.HTTPSignerV4 = datedHTTPSigner{
+			signer: v4.NewSigner(func(so *v4.SignerOptions) { so.DisableURIPathEscaping = true }),
+			now:    now,
+		}
+	}
+}
+
+type datedHTTPSigner struct {
+	signer *v4.Signer
+	now    func() time.Time
+}
+
+func (d datedHTTPSigner) SignHTTP(
+	ctx context.Context, credentials aws.Credentials, r *http.Request,
+	payloadHash string, service string, region string, _ time.Time,
+	optFns ...func(*v4.SignerOptions),
+) error {
+	return d.signer.SignHTTP(ctx, credentials, r, payloadHash, service, region, d.now(), optFns...)
 }

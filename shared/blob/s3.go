@@ -26,7 +26,7 @@ type Options struct {
 	UploadPartCredentials aws.CredentialsProvider
 	// Now is the clock that dates presigned requests (X-Amz-Date) and so
 	// their expiry; nil means time.Now. Requests the SDK sends itself are
-	// dated by the SDK's clock.
+	// dated by the client's signer (see WithClock).
 	Now func() time.Time
 	// Timeout bounds every call other than the body of a GetObject, which
 	// the caller's context bounds; 0 means DefaultTimeout.

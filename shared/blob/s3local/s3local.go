@@ -271,7 +271,11 @@ func ClientWith(url string, creds aws.Credentials, optFns ...func(*s3.Options)) 
 func NewStore(t testing.TB, now func() time.Time) (*blob.S3, *Server) {
 	t.Helper()
 	srv := Start(t, Options{Now: now})
-	e, err := blob.New(NewClient(srv.URL), Buckets, blob.Options{Now: now})
+	var opts []func(*s3.Options)
+	if now != nil {
+		opts = append(opts, blob.WithClock(now))
+	}
+	e, err := blob.New(NewClient(srv.URL, opts...), Buckets, blob.Options{Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
