@@ -98,7 +98,7 @@ func (c *Clock) Advance(d time.Duration) {
 	c.at = c.at.Add(d)
 }
 
-func ctx(t *testing.T) context.Context {
+func ctx(t testing.TB) context.Context {
 	c, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return c
@@ -123,7 +123,7 @@ func ChecksumSHA256(b []byte) string {
 // Send sends a presigned request with net/http alone, as curl does: the
 // method, the URL, the given headers and body. It returns the status and
 // S3's error code ("" when the answer is not an S3 error).
-func Send(t *testing.T, method, url string, header http.Header, body []byte) (status int, code string) {
+func Send(t testing.TB, method, url string, header http.Header, body []byte) (status int, code string) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(ctx(t), method, url, bytes.NewReader(body))
 	if err != nil {
