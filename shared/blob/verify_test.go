@@ -336,4 +336,3 @@ func BenchmarkVerify(b *testing.B) {
 	_, objects := heap.Stop()
 	b.ReportMetric(float64(objects)/(1<<20), "peak-heap-MiB")
 }
-
