@@ -11,19 +11,23 @@ import (
 )
 
 // LocalClientOptions points an S3 client at a local S3 server (s3local) at
-// endpoint, e.g. "http://127.0.0.1:9000", as s3.New's option function:
+// endpoint, e.g. "http://127.0.0.1:9000", as s3.New's option function
+// (DECISIONS.md "Versions"):
 //
 //   - path-style addressing (http://host/bucket/key): a loopback address
 //     has no bucket subdomains;
-//   - request checksums and response checksum validation only when an
+//   - request checksums and response checksum validation only where an
 //     operation requires them (aws.RequestChecksumCalculationWhenRequired,
-//     aws.ResponseChecksumValidationWhenRequired): by default the SDK
-//     sends bodies as aws-chunked with a trailing CRC, which needs TLS and
-//     which s3local refuses. Bodies must then be seekable, because over
-//     plain HTTP the SDK signs the payload's SHA-256 and reads it twice
-//     (PutObject takes an io.ReadSeeker for this reason).
+//     aws.ResponseChecksumValidationWhenRequired), so the SDK never sends a
+//     body as aws-chunked with a trailing checksum, which s3local refuses
+//     (501), nor expects response checksums gofakes3 does not keep. The
+//     engine sets the checksums it relies on itself (a part's and a
+//     PutObject's x-amz-checksum-sha256).
 //
-// The engine's requests are otherwise the production ones.
+// Bodies must be seekable: over plain HTTP the SDK signs the payload's
+// SHA-256 and so reads the body before sending it (an unseekable one fails
+// with "request stream is not seekable"), which is why PutObject takes an
+// io.ReadSeeker. The engine's requests are otherwise the production ones.
 func LocalClientOptions(endpoint string) func(*s3.Options) {
 	return func(o *s3.Options) {
 		o.BaseEndpoint = aws.String(endpoint)

@@ -381,6 +381,8 @@ func (e *S3) presignWith(
 	ctx context.Context, creds aws.CredentialsProvider, life time.Duration,
 	presign func(context.Context, func(*s3.PresignOptions)) (*v4.PresignedHTTPRequest, error),
 ) (PresignedRequest, error) {
+	ctx, cancel := e.call(ctx)
+	defer cancel()
 	// X-Amz-Date has whole seconds; so has X-Amz-Expires.
 	at := e.now().UTC().Truncate(time.Second)
 	expires := at.Add(life.Truncate(time.Second))

@@ -326,11 +326,7 @@ func (s *Server) completeMultipartUpload(w http.ResponseWriter, r *http.Request,
 	res.Bucket, res.Key = bucket, key
 	up.done = true
 	s.mu.Lock()
-	for id, u := range s.uploads {
-		if u == up {
-			delete(s.uploads, id)
-		}
-	}
+	delete(s.uploads, r.URL.Query().Get("uploadId"))
 	s.mu.Unlock()
 	// A new object starts without tags.
 	s.deleteTags(bucket, key)
