@@ -186,6 +186,11 @@ func (r *Registry) shape(ctx context.Context, inv *Invocation, t *tool, structur
 		return Outcome{Result: r.refusalResult(inv, refusal), Refusal: refusal}
 	}
 	inv.Audit.Outcome = audit.OutcomeOK
+	if d, ok := structured.(Decision); ok && d.Status == StatusDenied && d.Error != nil {
+		// A write tool's own refusal, answered as a decision: isError.
+		inv.Audit.Outcome = d.Error.Class
+		return Outcome{Result: r.refusalResult(inv, d.Error), Refusal: d.Error}
+	}
 	if raw, ok := structured.(Raw); ok {
 		return Outcome{Result: &mcp.CallToolResult{Content: raw.Content, IsError: raw.IsError,
 			Meta: map[string]any{"ms": elapsedMs(inv.Arrived)}}}

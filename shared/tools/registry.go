@@ -62,6 +62,13 @@ type Spec struct {
 	// of that class (CONTRACTS.md §3). A read tool is never StandardOnly: it
 	// filters what the class may not see instead.
 	StandardOnly bool
+	// Write marks a governed write (docs/contracts.md §4): its lane is the
+	// write budget (ratelimit.LaneWrite), it is StandardOnly (a client-safe
+	// credential never writes), it is refused inside a JSON-RPC batch, and
+	// every answer is a Decision: its handler's output type must be
+	// Decision, and each refusal, the pipeline's included, is the denied
+	// decision (decision.go).
+	Write bool
 	// AtMostOnce marks a tool with effects that must happen at most once:
 	// in the 2026 era its request state's round is claimed with a
 	// conditional write before it runs, so a replay is refused CONFLICT.
@@ -271,6 +278,12 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) error {
 	}
 	if _, dup := r.tools[spec.Name]; dup {
 		return fmt.Errorf("register tool %q: already registered", spec.Name)
+	}
+	if spec.Write {
+		if reflect.TypeFor[Out]() != reflect.TypeFor[Decision]() {
+			return fmt.Errorf("register tool %q: a write tool answers a tools.Decision", spec.Name)
+		}
+		spec.Lane, spec.StandardOnly = ratelimit.LaneWrite, true
 	}
 	if spec.Lane == "" {
 		spec.Lane = ratelimit.LaneRead
@@ -537,7 +550,7 @@ func (r *Registry) govern(ctx context.Context, inv *Invocation, t *tool, args js
 		return nil, nil, &Refusal{Class: ClassRateLimited, Limit: inv.Rate.Limit, RetryAfterS: secs,
 			Message: fmt.Sprintf("Rate limit exceeded for this credential: retry after %d seconds.", secs)}
 	}
-	if t.spec.Lane == ratelimit.LaneWrite && inv.InBatch {
+	if t.spec.Write && inv.InBatch {
 		return nil, nil, Refuse(ClassValidation, "Write tools are not accepted inside a JSON-RPC batch; send this call on its own.")
 	}
 	c := &Call{
@@ -575,10 +588,14 @@ type Raw struct {
 }
 
 // refusalResult shapes a refusal: isError, the sentence as text, and
-// {"error": …} as structuredContent, or for revisions without structured
-// output as a second text block.
+// {"error": …} as structuredContent — for a write tool the denied decision
+// {"status":"denied","executed":false,"error":…} — or, for revisions
+// without structured output, as a second text block.
 func (r *Registry) refusalResult(inv *Invocation, ref *Refusal) *mcp.CallToolResult {
-	body := map[string]*Refusal{"error": ref}
+	var body any = map[string]*Refusal{"error": ref}
+	if t, ok := r.tools[inv.Name]; ok && t.spec.Write {
+		body = Denied(ref)
+	}
 	res := &mcp.CallToolResult{
 		IsError: true,
 		Content: []mcp.Content{mcp.TextContent(ref.Message)},
