@@ -11,10 +11,10 @@
 // report: list_matters, search_documents across matters, resources/list and
 // completion answer from several). The first of them is the row's own
 // index entry (`GSI1PK = T#<tenant>#M#<matter>#AUDIT`, `GSI1SK = <time>#<request
-// id>`, records.SortableTimeLayout); each further one is a small index item
+// id>`, keyspace.SortableTimeLayout); each further one is a small index item
 // of its own in the table under the same keys (`PK = T#<tenant>#M#<matter>#AUDIT`,
 // `SK = <time>#<request id>`, pointing at the row), expiring with the row.
-// A matter id no matter can have (records.ValidID: control characters, '#',
+// A matter id no matter can have (keyspace.ValidID: control characters, '#',
 // over 128 bytes) is kept in the row but not indexed: a caller's malformed
 // id must never stop its request from being recorded.
 //
@@ -40,7 +40,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/custodymcp/custody/shared/records"
+	"github.com/custodymcp/custody/shared/keyspace"
 	"github.com/custodymcp/custody/shared/store"
 )
 
@@ -106,27 +106,27 @@ func (r *Record) AddMatter(ids ...string) {
 
 // Partition is the audit partition of a tenant's day.
 func Partition(tenant string, day time.Time) string {
-	return "T#" + tenant + "#AUDIT#" + day.UTC().Format("2006-01-02")
+	return keyspace.TenantPK(tenant) + "#AUDIT#" + day.UTC().Format("2006-01-02")
 }
 
 // MatterIndexPK is the partition of a matter's audit index: the GSI1PK of
 // the rows indexed under it and the PK of its index items.
-func MatterIndexPK(tenant, matter string) string { return "T#" + tenant + "#M#" + matter + "#AUDIT" }
+func MatterIndexPK(tenant, matter string) string { return keyspace.MatterPK(tenant, matter) + "#AUDIT" }
 
 // indexSK orders a matter's index by time, then request id.
 func (r *Record) indexSK() string {
-	return r.At.UTC().Format(records.SortableTimeLayout) + "#" + r.RequestID
+	return r.At.UTC().Format(keyspace.SortableTimeLayout) + "#" + r.RequestID
 }
 
 // indexed returns the matters the record is indexed under: Matter, then
-// Matters, each once, ids records.ValidID refuses left out.
+// Matters, each once, ids keyspace.ValidID refuses left out.
 func (r *Record) indexed() []string {
-	if !records.ValidID(r.Tenant) {
+	if !keyspace.ValidID(r.Tenant) {
 		return nil
 	}
 	var out []string
 	for _, m := range append([]string{r.Matter}, r.Matters...) {
-		if records.ValidID(m) && !slices.Contains(out, m) {
+		if keyspace.ValidID(m) && !slices.Contains(out, m) {
 			out = append(out, m)
 		}
 	}
@@ -184,11 +184,11 @@ func (r *Record) IndexItems() []store.Item {
 // (then request id): the rows the index (GSI1) holds under the matter and
 // the rows its index items point at, read in batches. An index item whose
 // row does not exist (its request failed to commit after the item was
-// written, or the row expired) is skipped. An id records.ValidID refuses
+// written, or the row expired) is skipped. An id keyspace.ValidID refuses
 // has no records. Index reads may lag writes on DynamoDB (store package
 // doc); store failures are returned wrapped.
 func ForMatter(ctx context.Context, st store.Store, tenant, matter string) ([]Record, error) {
-	if !records.ValidID(tenant) || !records.ValidID(matter) {
+	if !keyspace.ValidID(tenant) || !keyspace.ValidID(matter) {
 		return nil, nil
 	}
 	type entry struct {

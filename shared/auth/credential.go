@@ -26,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/custodymcp/custody/shared/keyspace"
 	"github.com/custodymcp/custody/shared/store"
 )
 
@@ -230,11 +231,13 @@ func Presented(h http.Header) (token string, present bool, err error) {
 }
 
 // CredentialKey is the row key of the credential whose key hashes to hash.
-func CredentialKey(hash string) store.Key { return store.Key{PK: "CRED#" + hash, SK: "CRED"} }
+func CredentialKey(hash string) store.Key {
+	return store.Key{PK: keyspace.CredentialPK(hash), SK: "CRED"}
+}
 
 // DirectoryKey is the tenant-listing row of a credential.
 func DirectoryKey(tenant, credentialID string) store.Key {
-	return store.Key{PK: "T#" + tenant, SK: "CRED#" + credentialID}
+	return store.Key{PK: keyspace.TenantPK(tenant), SK: "CRED#" + credentialID}
 }
 
 // Item encodes the credential's primary row.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/custodymcp/custody/shared/keyspace"
 	"github.com/custodymcp/custody/shared/store"
 )
 
@@ -84,7 +85,7 @@ func Revoke(ctx context.Context, st store.Store, tenant, credentialID string) er
 // List returns the tenant's credentials (revoked ones included), by id.
 func List(ctx context.Context, st store.Store, tenant string) ([]*Credential, error) {
 	var out []*Credential
-	q := store.Query{PK: "T#" + tenant, SK: store.SortKeyCondition{Prefix: "CRED#"}}
+	q := store.Query{PK: keyspace.TenantPK(tenant), SK: store.SortKeyCondition{Prefix: "CRED#"}}
 	for {
 		page, err := st.Query(ctx, q)
 		if err != nil {

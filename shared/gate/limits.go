@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/custodymcp/custody/shared/keyspace"
 	"github.com/custodymcp/custody/shared/mcp"
 	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/store"
@@ -31,7 +32,7 @@ func sessionWindow(now time.Time, ttl time.Duration) int64 {
 // sessionCounterKey is the row counting a credential's sessions created in
 // the window starting at window.
 func sessionCounterKey(keyHash string, window int64) store.Key {
-	return store.Key{PK: "CRED#" + keyHash, SK: "SESSIONS#" + strconv.FormatInt(window, 10)}
+	return store.Key{PK: keyspace.CredentialPK(keyHash), SK: "SESSIONS#" + strconv.FormatInt(window, 10)}
 }
 
 // sessionCount is what initialize's read found.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/custodymcp/custody/shared/keyspace"
 	"github.com/custodymcp/custody/shared/store"
 )
 
@@ -61,9 +62,7 @@ func ValidSessionID(s string) bool {
 
 // SessionPK is the partition of a session: its row, its parked questions
 // (REQ#), its outbox (OUT#) and its subscriptions (SUB#).
-func SessionPK(id string) string { return sessionPrefix + id }
-
-const sessionPrefix = "SESS#"
+func SessionPK(id string) string { return keyspace.SessionPK(id) }
 
 // SessionKey is the row key of a session.
 func SessionKey(id string) store.Key { return store.Key{PK: SessionPK(id), SK: "SESS"} }
@@ -82,7 +81,7 @@ func DecodeSession(it store.Item) (*Session, error) {
 	if err := json.Unmarshal(it.Bytes("data"), &s); err != nil {
 		return nil, fmt.Errorf("decode session row %s: %w", it.Key(), err)
 	}
-	id, ok := strings.CutPrefix(it.PK, sessionPrefix)
+	id, ok := strings.CutPrefix(it.PK, keyspace.SessionPK(""))
 	if !ok {
 		return nil, fmt.Errorf("decode session row %s: not a session partition", it.Key())
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/custodymcp/custody/shared/keyspace"
 	"github.com/custodymcp/custody/shared/store"
 )
 
@@ -51,7 +52,7 @@ type Override struct {
 
 // OverrideKey is the row of tenant's override of prompt name.
 func OverrideKey(tenant, name string) store.Key {
-	return store.Key{PK: "T#" + tenant, SK: "PROMPT#" + name}
+	return store.Key{PK: keyspace.TenantPK(tenant), SK: "PROMPT#" + name}
 }
 
 // OverrideItem encodes o as the row of tenant's override of prompt name.

@@ -32,6 +32,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/custodymcp/custody/shared/keyspace"
 	"github.com/custodymcp/custody/shared/store"
 )
 
@@ -71,7 +72,7 @@ func DefaultLimits() Limits { return Limits{LaneRead: 600, LaneExpensive: 60, La
 // lives in the credential's partition, keyed by the key hash, so it can be
 // fetched in the same batch as the credential before the credential is known.
 func Key(keyHash, surface string, lane Lane) store.Key {
-	return store.Key{PK: "CRED#" + keyHash, SK: "RATE#" + surface + "#" + string(lane)}
+	return store.Key{PK: keyspace.CredentialPK(keyHash), SK: "RATE#" + surface + "#" + string(lane)}
 }
 
 // Bucket is a decoded bucket row.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/custodymcp/custody/shared/keyspace"
 	"github.com/custodymcp/custody/shared/store"
 )
 
@@ -11,9 +12,8 @@ import (
 const AttrData = "data"
 
 // SortableTimeLayout is the fixed-width UTC layout of a time in a sort key
-// (a note's creation, an audit row in the matter index), so byte order is
-// time order (RFC 3339 with trimmed trailing zeros is not).
-const SortableTimeLayout = "2006-01-02T15:04:05.000000000Z"
+// (keyspace.SortableTimeLayout).
+const SortableTimeLayout = keyspace.SortableTimeLayout
 
 // Sort-key prefixes, one per kind of row (see the package doc).
 const (
@@ -31,10 +31,10 @@ const (
 
 // TenantPK is the partition of a tenant's own rows: the tenant, its
 // principals and its matters.
-func TenantPK(tenant string) string { return "T#" + tenant }
+func TenantPK(tenant string) string { return keyspace.TenantPK(tenant) }
 
 // MatterPK is the partition of one matter's rows.
-func MatterPK(tenant, matter string) string { return "T#" + tenant + "#M#" + matter }
+func MatterPK(tenant, matter string) string { return keyspace.MatterPK(tenant, matter) }
 
 // TenantKey is the key of the tenant row.
 func TenantKey(tenant string) store.Key { return store.Key{PK: TenantPK(tenant), SK: skTenant} }

@@ -3,11 +3,10 @@ package records
 import (
 	"errors"
 	"fmt"
+	"github.com/custodymcp/custody/shared/keyspace"
 	"slices"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 )
 
 // ErrCorrupt reports a stored row whose payload cannot be decoded. A read
@@ -20,27 +19,16 @@ var ErrCorrupt = errors.New("records: corrupt row")
 var ErrInvalid = errors.New("records: invalid record")
 
 // MaxIDLen is the longest id ValidID accepts, in bytes.
-const MaxIDLen = 128
+const MaxIDLen = keyspace.MaxIDLen
 
 // DateLayout is the layout of calendar dates ("2026-12-14").
 const DateLayout = "2006-01-02"
 
 // ValidID reports whether s can be an id of a tenant, principal, matter,
-// document, fact, deadline or note: 1 to MaxIDLen bytes of valid UTF-8
-// without '#' (the key separator), white space (a key's matter allow-list is
-// stored space-separated) or control characters (NUL included). An id it
+// document, fact, deadline or note (keyspace.ValidID: 1 to MaxIDLen bytes of
+// valid UTF-8 without '#', white space or control characters). An id it
 // refuses names nothing, so readers answer "not found".
-func ValidID(s string) bool {
-	if s == "" || len(s) > MaxIDLen || !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if r == '#' || unicode.IsSpace(r) || unicode.IsControl(r) {
-			return false
-		}
-	}
-	return true
-}
+func ValidID(s string) bool { return keyspace.ValidID(s) }
 
 // ValidDate reports whether s is a calendar date in DateLayout.
 func ValidDate(s string) bool {

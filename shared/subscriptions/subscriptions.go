@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/custodymcp/custody/shared/keyspace"
 	"github.com/custodymcp/custody/shared/mcp"
 	"github.com/custodymcp/custody/shared/store"
 )
@@ -36,7 +37,7 @@ func SessionKey(sessionID, uri string) store.Key {
 }
 
 // FanOutPK is the partition of a tenant's subscribers to uri.
-func FanOutPK(tenant, uri string) string { return "T#" + tenant + "#SUBS#" + uri }
+func FanOutPK(tenant, uri string) string { return keyspace.TenantPK(tenant) + "#SUBS#" + uri }
 
 // FanOutKey is the fan-out row of one session's subscription to uri.
 func FanOutKey(tenant, uri, sessionID string) store.Key {

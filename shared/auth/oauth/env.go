@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/custodymcp/custody/shared/records"
+	"github.com/custodymcp/custody/shared/keyspace"
 )
 
 // ConfigFromEnv reads the OAUTH_* variables through getenv — the one
@@ -56,7 +56,7 @@ func ConfigFromEnv(getenv func(string) string, base string, allowHTTP bool, bad 
 			bad(v.name, "is not a claim name (no white space)")
 		}
 	}
-	if c.Tenant != "" && !records.ValidID(c.Tenant) {
+	if c.Tenant != "" && !keyspace.ValidID(c.Tenant) {
 		bad("OAUTH_TENANT", "is not a tenant id (1-128 bytes; no '#', white space or control characters)")
 	}
 	return c

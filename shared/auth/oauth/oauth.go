@@ -96,7 +96,7 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/custodymcp/custody/shared/auth"
-	"github.com/custodymcp/custody/shared/records"
+	"github.com/custodymcp/custody/shared/keyspace"
 )
 
 // The ways a token is refused. Verify's errors wrap exactly one of them.
@@ -453,7 +453,7 @@ func CredentialID(iss, tenant, sub, client string, class auth.Class) (id, keyHas
 
 // validID reports whether a tenant or user id taken from a token (or
 // configured) is one Custody can key rows by: the record's own rule.
-func validID(s string) bool { return records.ValidID(s) }
+func validID(s string) bool { return keyspace.ValidID(s) }
 
 func invalid(format string, args ...any) error {
 	return fmt.Errorf("verify token: %w: %s", ErrInvalidToken, fmt.Sprintf(format, args...))

@@ -1,0 +1,123 @@
+// Package keyspace is Custody's one key-space table (issue 9): every kind
+// of row of the one table, its partition and sort key shapes, and the
+// package that owns it — builds its keys and writes it. It sits below every
+// package that keeps rows (it imports nothing of Custody's), so the shared
+// rules of keys live here too: what an id may be (ValidID) and the
+// fixed-width time layout of sort keys (SortableTimeLayout).
+//
+// A key is segments joined by '#'. A literal segment is spelled in capitals
+// ("T", "M", "SESS"); a variable segment is an id (ValidID: never a '#'), a
+// digest, a number or a time in SortableTimeLayout. The tests hold the table
+// to two rules:
+//
+//   - no two kinds can share a key: for any two, some literal segment
+//     differs, or their segment counts do (a trailing variable that may hold
+//     '#', such as a URI, matches one or more segments);
+//   - each kind's key fragments appear as string literals only in its
+//     owner's source, so no other package can build its keys, and the
+//     partitions shared by several owners are built by the functions below.
+//
+// Adding a kind of row: add it to Kinds with its owner, build its keys in
+// the owner package from the fragments named there, and run the tests.
+package keyspace
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxIDLen is the longest id ValidID accepts, in bytes.
+const MaxIDLen = 128
+
+// ValidID reports whether s can be an id of a tenant, principal, matter,
+// document, fact, deadline, note or any other row a key names: 1 to
+// MaxIDLen bytes of valid UTF-8 without '#' (the key separator), white
+// space (a key's matter allow-list is stored space-separated) or control
+// characters (NUL included). An id it refuses names nothing, so readers
+// answer "not found".
+func ValidID(s string) bool {
+	if s == "" || len(s) > MaxIDLen || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r == '#' || unicode.IsSpace(r) || unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// SortableTimeLayout is the fixed-width UTC layout of a time in a sort key
+// (a note's creation, an audit row in the matter index), so byte order is
+// time order (RFC 3339 with trimmed trailing zeros is not).
+const SortableTimeLayout = "2006-01-02T15:04:05.000000000Z"
+
+// The partitions several owners share, built only here.
+
+// TenantPK is the partition of a tenant's own rows: the tenant, its
+// principals, matters, credential listing and prompt overrides.
+func TenantPK(tenant string) string { return "T#" + tenant }
+
+// MatterPK is the partition of one matter's rows.
+func MatterPK(tenant, matter string) string { return TenantPK(tenant) + "#M#" + matter }
+
+// CredentialPK is the partition of one API key's rows (by the key's
+// SHA-256, or an OAuth credential's digest): the credential row, its rate
+// buckets and its live-session counters.
+func CredentialPK(keyHash string) string { return "CRED#" + keyHash }
+
+// SessionPK is the partition of a 2025-era session: its row, its parked
+// questions, its outbox, its GET stream slots and its subscriptions.
+func SessionPK(id string) string { return "SESS#" + id }
+
+// Kind is one kind of row.
+type Kind struct {
+	// Name says what the row is.
+	Name string
+	// PK and SK are the key's shape: segments joined by '#', literals in
+	// capitals, variables in braces; a trailing "{name...}" may hold '#'.
+	PK, SK string
+	// Owner is the package that builds the row's keys and writes it, as
+	// its path below the module ("shared/mcp").
+	Owner string
+	// Index marks an index entry (GSI1PK / GSI1SK), a key space of its own.
+	Index bool
+}
+
+// Kinds is the table: every kind of row and index entry Custody keeps.
+func Kinds() []Kind {
+	return []Kind{
+		// The matter record (shared/records).
+		{Name: "tenant", PK: "T#{tenant}", SK: "TENANT", Owner: "shared/records"},
+		{Name: "principal", PK: "T#{tenant}", SK: "PRINCIPAL#{principal}", Owner: "shared/records"},
+		{Name: "matter", PK: "T#{tenant}", SK: "MATTER#{matter}", Owner: "shared/records"},
+		{Name: "seed import marker", PK: "T#{tenant}", SK: "SEED#{digest}", Owner: "shared/records"},
+		{Name: "document", PK: "T#{tenant}#M#{matter}", SK: "DOC#{document}", Owner: "shared/records"},
+		{Name: "document version", PK: "T#{tenant}#M#{matter}", SK: "DOCV#{document}#{version}", Owner: "shared/records"},
+		{Name: "chunk", PK: "T#{tenant}#M#{matter}", SK: "CHUNK#{document}#{version}#{seq}", Owner: "shared/records"},
+		{Name: "fact", PK: "T#{tenant}#M#{matter}", SK: "FACT#{fact}", Owner: "shared/records"},
+		{Name: "deadline", PK: "T#{tenant}#M#{matter}", SK: "DL#{due}#{deadline}", Owner: "shared/records"},
+		{Name: "case note", PK: "T#{tenant}#M#{matter}", SK: "NOTE#{time}#{note}", Owner: "shared/records"},
+
+		// Credentials (shared/auth), their rate buckets and session counts.
+		{Name: "credential", PK: "CRED#{key hash}", SK: "CRED", Owner: "shared/auth"},
+		{Name: "credential listing", PK: "T#{tenant}", SK: "CRED#{credential}", Owner: "shared/auth"},
+		{Name: "rate bucket", PK: "CRED#{key hash}", SK: "RATE#{surface}#{lane}", Owner: "shared/ratelimit"},
+		{Name: "live-session count", PK: "CRED#{key hash}", SK: "SESSIONS#{window}", Owner: "shared/gate"},
+
+		// Sessions and what lives in them (shared/mcp, shared/subscriptions).
+		{Name: "session", PK: "SESS#{session}", SK: "SESS", Owner: "shared/mcp"},
+		{Name: "parked request", PK: "SESS#{session}", SK: "REQ#{request}", Owner: "shared/mcp"},
+		{Name: "outbox message", PK: "SESS#{session}", SK: "OUT#{time}#{nonce}", Owner: "shared/mcp"},
+		{Name: "GET stream slot", PK: "SESS#{session}", SK: "STREAM#{n}", Owner: "shared/mcp"},
+		{Name: "MRTR round claim", PK: "MRTR#{nonce}", SK: "ROUND#{round}", Owner: "shared/mcp"},
+		{Name: "subscription", PK: "SESS#{session}", SK: "SUB#{uri...}", Owner: "shared/subscriptions"},
+		{Name: "subscription fan-out", PK: "T#{tenant}#SUBS#{uri...}", SK: "{session}", Owner: "shared/subscriptions"},
+
+		// Prompts, audit.
+		{Name: "prompt override", PK: "T#{tenant}", SK: "PROMPT#{prompt}", Owner: "shared/prompts"},
+		{Name: "audit row", PK: "T#{tenant}#AUDIT#{day}", SK: "{time}#{request}", Owner: "shared/audit"},
+		{Name: "audit index item", PK: "T#{tenant}#M#{matter}#AUDIT", SK: "{time}#{request}", Owner: "shared/audit"},
+		{Name: "audit row in the matter index", PK: "T#{tenant}#M#{matter}#AUDIT", SK: "{time}#{request}", Owner: "shared/audit", Index: true},
+	}
+}
