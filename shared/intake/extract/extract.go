@@ -113,6 +113,13 @@ type Options struct {
 	// Concurrency is how many PDFs may be read at once (default
 	// GOMAXPROCS); more wait for a free instance.
 	Concurrency int
+	// CacheDir, when set, keeps the compiled engine in that directory, so
+	// a later process starts in a fraction of the compile time (a dev
+	// server's restart, a fuzz worker). Its files are run as machine code:
+	// it must be writable by this user alone (os.UserCacheDir, never a
+	// shared temporary directory). Empty: the compiled engine is kept in
+	// memory for the process.
+	CacheDir string
 }
 
 // maxEngineMemory is the PDFium module's own memory maximum, 32768 pages.

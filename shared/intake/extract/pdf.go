@@ -29,11 +29,21 @@ var compiled = wazero.NewCompilationCache()
 // pdfEngine is the compiled PDFium module and the pool its per-document
 // instances come from.
 type pdfEngine struct {
-	o    Options
-	pool pdfium.Pool
+	o     Options
+	pool  pdfium.Pool
+	cache wazero.CompilationCache // its own, with Options.CacheDir
 }
 
 func newPDFEngine(o Options) (*pdfEngine, error) {
+	cache := compiled
+	var own wazero.CompilationCache
+	if o.CacheDir != "" {
+		var err error
+		if own, err = wazero.NewCompilationCacheWithDir(o.CacheDir); err != nil {
+			return nil, fmt.Errorf("open PDF engine cache: %w", err)
+		}
+		cache = own
+	}
 	pool, err := webassembly.Init(webassembly.Config{
 		// The pool outlives any one call; each instance is bounded by its
 		// document's context through Kill.
@@ -53,30 +63,36 @@ func newPDFEngine(o Options) (*pdfEngine, error) {
 			// running call there instead of letting it finish.
 			WithCloseOnContextDone(true).
 			WithMemoryLimitPages(uint32(o.EngineMemory / wasmPageSize)).
-			WithCompilationCache(compiled),
+			WithCompilationCache(cache),
 		// Never reuse an instance: a document's heap state dies with it.
 		ReuseWorkers: false,
 	})
 	if err != nil {
+		if own != nil {
+			own.Close(context.Background())
+		}
 		return nil, fmt.Errorf("start PDF engine: %w", err)
 	}
-	e := &pdfEngine{o: o, pool: pool}
+	e := &pdfEngine{o: o, pool: pool, cache: own}
 	// Start one instance now, so a broken engine fails at start-up and not
 	// on the first upload.
 	inst, err := pool.GetInstanceWithContext(context.Background())
-	if err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("start PDF engine instance: %w", err)
+	if err == nil {
+		err = inst.Close()
 	}
-	if err := inst.Close(); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("close PDF engine instance: %w", err)
+	if err != nil {
+		e.close()
+		return nil, fmt.Errorf("start PDF engine instance: %w", err)
 	}
 	return e, nil
 }
 
 func (e *pdfEngine) close() error {
-	if err := e.pool.Close(); err != nil {
+	err := e.pool.Close()
+	if e.cache != nil {
+		err = errors.Join(err, e.cache.Close(context.Background()))
+	}
+	if err != nil {
 		return fmt.Errorf("close PDF engine: %w", err)
 	}
 	return nil

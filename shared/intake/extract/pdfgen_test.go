@@ -2,6 +2,8 @@ package extract
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -75,20 +77,33 @@ var (
 	sharedErr  error
 )
 
-// sharedExtractor is one Extractor with default options for the package's
+// testCacheDir keeps the compiled engine between test processes (each fuzz
+// worker is one), under the user's own cache directory; "" (in memory) when
+// there is none.
+func testCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "custody", "extract-pdfium")
+}
+
+// sharedExtractor is one Extractor with default limits for the package's
 // tests: compiling the engine takes seconds, so it is done once.
 func sharedExtractor(tb testing.TB) *Extractor {
 	tb.Helper()
-	sharedOnce.Do(func() { shared, sharedErr = New(nil) })
+	sharedOnce.Do(func() { shared, sharedErr = New(&Options{CacheDir: testCacheDir()}) })
 	if sharedErr != nil {
 		tb.Fatalf("New(nil): %v", sharedErr)
 	}
 	return shared
 }
 
-// newExtractor builds an Extractor with opts, closed when tb ends.
+// newExtractor builds an Extractor with opts (and the tests' cache
+// directory), closed when tb ends.
 func newExtractor(tb testing.TB, opts *Options) *Extractor {
 	tb.Helper()
+	opts.CacheDir = testCacheDir()
 	e, err := New(opts)
 	if err != nil {
 		tb.Fatalf("New(%+v): %v", opts, err)

@@ -75,7 +75,7 @@ func TestTextPages(t *testing.T) {
 			},
 		},
 		{
-			name: "a CRLF a line break too long to fit moves to the next page whole",
+			name: "a CRLF that would end past 3,000 characters moves to the next page whole",
 			in:   l2999 + "\r\n" + "tail",
 			want: []Chunk{{1, l2999}, {2, "\r\ntail"}},
 		},
