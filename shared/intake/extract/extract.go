@@ -57,8 +57,10 @@ type Chunk struct {
 type Result struct {
 	// MediaType is sniffed from the bytes (see the package doc):
 	// "application/pdf", "text/plain; charset=utf-8",
-	// "text/markdown; charset=utf-8", a text kind without the charset when
-	// the bytes are not UTF-8, or net/http.DetectContentType's answer for
+	// "text/markdown; charset=utf-8", a text kind without "; charset=utf-8"
+	// when the bytes are not UTF-8 (a UTF-16 file keeps its
+	// "charset=utf-16le" or "utf-16be"), or net/http.DetectContentType's
+	// answer for
 	// anything else ("image/png", "application/zip",
 	// "application/octet-stream", …).
 	MediaType string
@@ -176,7 +178,7 @@ type Extractor struct {
 }
 
 // New compiles the PDF engine and checks that an instance starts. The
-// first New of a process takes about 3 s and peaks near 300 MB of heap; the
+// first New of a process takes about 4 s and peaks near 300 MB of heap; the
 // compiled module is kept for the process, so a later New takes
 // milliseconds. It returns an error for invalid options or an engine that
 // does not start.
