@@ -158,7 +158,9 @@ func (e *pdfEngine) read(ctx context.Context, inst pdfium.Pdfium, src *source, s
 		case page == 0:
 			c.note(ReasonUnreadablePDF)
 		default:
-			c.note(fmt.Sprintf("the PDF engine stopped on page %d", page))
+			// A trap: a damaged page, or memory.grow refused at EngineMemory
+			// (the two are not told apart without reading error text).
+			c.note(fmt.Sprintf("the PDF engine stopped on page %d: the page is damaged or needs more than %d MiB of engine memory", page, e.o.EngineMemory>>20))
 		}
 	}
 	defer func() {

@@ -367,3 +367,30 @@ func TestConcurrentPDFsEachGetTheirOwnText(t *testing.T) {
 		}
 	}
 }
+
+func TestPDFPageNeedingMoreThanTheEngineMemoryEndsTheDocumentNotTheProcess(t *testing.T) {
+	// Page 2 holds 300,000 characters: PDFium's text page for it needs well
+	// over 32 MiB.
+	var lines []string
+	for i := range 300 {
+		lines = append(lines, fmt.Sprintf("%d %s", i, strings.Repeat("abcdefghij", 100)))
+	}
+	pdf := makePDF(t, pdfSpec{pages: [][]string{{"cover"}, lines, {"after"}}, fontSize: 1, lineStep: 0.5, compress: true})
+	e := newExtractor(t, &Options{EngineMemory: 32 << 20, Concurrency: 1})
+
+	res := extractBytes(t, e, pdf, Hint{})
+	want := &Result{
+		MediaType: mediaPDF,
+		TextState: Partial,
+		Reason:    "the PDF engine stopped on page 2: the page is damaged or needs more than 32 MiB of engine memory",
+		Pages:     1,
+		Chunks:    []Chunk{{Page: 1, Text: "cover"}},
+	}
+	if diff := cmp.Diff(want, res); diff != "" {
+		t.Errorf("Extract (-want +got):\n%s", diff)
+	}
+	next := extractBytes(t, e, makePDF(t, pdfSpec{pages: pagesOf("next event")}), Hint{})
+	if next.TextState != Complete || pageTexts(next)[1] != "next event" {
+		t.Errorf("next Extract = %s %q, page 1 %q; want complete \"next event\"", next.TextState, next.Reason, pageTexts(next)[1])
+	}
+}
