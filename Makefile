@@ -33,7 +33,9 @@ FUZZ_TARGETS := \
 	shared/mcp:FuzzCursorOpen \
 	shared/mcp:FuzzRequestStateOpen \
 	shared/store/filestore:FuzzDecodeItem \
-	shared/auth/oauth:FuzzVerifyToken
+	shared/auth/oauth:FuzzVerifyToken \
+	shared/intake/extract:FuzzTextPages \
+	shared/intake/extract:FuzzPDFText
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
