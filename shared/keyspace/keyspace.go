@@ -119,5 +119,6 @@ func Kinds() []Kind {
 		{Name: "audit row", PK: "T#{tenant}#AUDIT#{day}", SK: "{time}#{request}", Owner: "shared/audit"},
 		{Name: "audit index item", PK: "T#{tenant}#M#{matter}#AUDIT", SK: "{time}#{request}", Owner: "shared/audit"},
 		{Name: "audit row in the matter index", PK: "T#{tenant}#M#{matter}#AUDIT", SK: "{time}#{request}", Owner: "shared/audit", Index: true},
+		{Name: "sweeper index entry", PK: "SWEEP#{kind}#{shard}", SK: "{due}#{id}", Owner: "shared/sweep", Index: true},
 	}
 }
