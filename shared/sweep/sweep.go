@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/custodymcp/custody/shared/keyspace"
 	"github.com/custodymcp/custody/shared/store"
@@ -89,7 +90,7 @@ func Due(ctx context.Context, st store.Store, kind string, now time.Time, limit 
 	if limit <= 0 {
 		limit = 100
 	}
-	to := now.UTC().Format(keyspace.SortableTimeLayout) + "#\xff"
+	to := now.UTC().Format(keyspace.SortableTimeLayout) + "#" + string(utf8.MaxRune) // every id of that instant
 	var out []store.Item
 	for shard := range Shards {
 		page, err := st.Query(ctx, store.Query{Index: store.IndexGSI1, PK: shardPK(kind, shard),
