@@ -31,7 +31,7 @@ func BenchmarkGovernedGetMatter2026(b *testing.B) {
 	body := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_matter","arguments":{"case_id":"m_meridian"},` +
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
 	benchCalls(b, env, body, []string{"Authorization: Bearer " + env.Keys[servertest.Attorney],
-		"MCP-Protocol-Version: 2026-07-28", "Mcp-Method: tools/call", "Mcp-Name: get_matter"})
+		"MCP-Protocol-Version: 2026-07-28", "Mcp-Method: tools/call", "Mcp-Name: get_matter", "Mcp-Param-Case-Id: m_meridian"})
 }
 
 func benchCalls(b *testing.B, env *servertest.Env, body []byte, headers []string) {

@@ -170,6 +170,7 @@ type tool struct {
 	once      sync.Once
 	prepErr   error
 	in        json.RawMessage // set at Register for a verbatim schema
+	headers   map[string]string // x-mcp-header: property → Mcp-Param-* suffix
 	wire      mcp.Tool
 	strict    json.RawMessage
 	validator *validator.Schema
@@ -201,6 +202,10 @@ func (r *Registry) prepare(t *tool) error {
 				t.prepErr = fmt.Errorf("tool %q: encode output schema: %w", t.spec.Name, err)
 				return
 			}
+		}
+		if t.headers, t.prepErr = headerParams(t.in); t.prepErr != nil {
+			t.prepErr = fmt.Errorf("tool %q: %w", t.spec.Name, t.prepErr)
+			return
 		}
 		r.compileMu.Lock()
 		v, err := compile(r.compiler, t.spec.Name, t.in)
@@ -375,7 +380,7 @@ func (r *Registry) refusalFor(ctx context.Context, name string, err error) *Refu
 func (r *Registry) Install(s *mcp.Server) {
 	s.Register("tools/list", mcp.Method{Handler: r.list, Cacheable: true})
 	s.Register("tools/call", mcp.Method{Handler: r.call, NameParam: "name", MayAsk: true,
-		Lane: r.lane, RatesItself: true, RateLimited: r.rateLimited})
+		Lane: r.lane, RatesItself: true, RateLimited: r.rateLimited, ParamHeaders: r.paramHeaders})
 }
 
 // Names returns every registered tool name, sorted.
@@ -436,6 +441,22 @@ func (r *Registry) visible(c *auth.Credential) []string {
 // tools/list; a scope it lacks makes the tool unknown to tools/call.
 func (r *Registry) visibleTo(t *tool, c *auth.Credential) bool {
 	return c.Has(t.spec.Scope) && !(t.spec.StandardOnly && c.ClientSafe())
+}
+
+// paramHeaders are the Mcp-Param-* headers a 2026-era tools/call of the
+// named tool must carry: one per argument its input schema annotates with
+// x-mcp-header (SEP-2243), with the argument's value in the body.
+func (r *Registry) paramHeaders(p *mcp.Params) []mcp.ParamHeader {
+	name, _ := p.String("name")
+	t, ok := r.tools[name]
+	if !ok || r.prepare(t) != nil || len(t.headers) == 0 {
+		return nil
+	}
+	out := make([]mcp.ParamHeader, 0, len(t.headers))
+	for prop, suffix := range t.headers {
+		out = append(out, mcp.ParamHeaderOf(suffix, p, prop))
+	}
+	return out
 }
 
 // lane is tools/call's rate lane: the named tool's.
