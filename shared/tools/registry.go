@@ -169,7 +169,7 @@ type tool struct {
 	// start. Check builds them all at once.
 	once      sync.Once
 	prepErr   error
-	in        json.RawMessage // set at Register for a verbatim schema
+	in        json.RawMessage   // set at Register for a verbatim schema
 	headers   map[string]string // x-mcp-header: property → Mcp-Param-* suffix
 	wire      mcp.Tool
 	strict    json.RawMessage
