@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/custodymcp/custody/shared/audit"
@@ -230,6 +231,9 @@ type Committer interface {
 // commits a request's calls itself (it batches messages and sessions).
 func (r *Registry) Run(ctx context.Context, c Committer, adm *mcp.Admission, inv Invocation, count int) (Outcome, error) {
 	out := r.Call(ctx, inv)
+	if out.Err != nil && inv.Audit.Outcome == "" {
+		inv.Audit.Outcome = errOutcome(out.Err)
+	}
 	ctx = context.WithoutCancel(ctx)
 	writes := out.Writes
 	for round := 0; round < 3; round++ {
@@ -262,6 +266,22 @@ func (r *Registry) Run(ctx context.Context, c Committer, adm *mcp.Admission, inv
 		}
 	}
 	return Outcome{}, fmt.Errorf("run %s: commit did not settle", inv.Name)
+}
+
+// errOutcome is the audit outcome of an outcome that is not a tool result,
+// as the /mcp exchange records the same: "rpc:<code>" for a protocol error
+// (an unknown tool is -32602), "cancelled", "input_required".
+func errOutcome(err error) string {
+	var e *mcp.Error
+	switch {
+	case errors.Is(err, ErrUnknownTool):
+		return "rpc:" + strconv.Itoa(mcp.CodeInvalidParams)
+	case errors.As(err, &e):
+		return "rpc:" + strconv.Itoa(e.Code)
+	case errors.Is(err, mcp.ErrInputRequired):
+		return "input_required"
+	}
+	return "cancelled"
 }
 
 // runEffects runs the effects that follow a commit, logging a failure
