@@ -26,9 +26,16 @@ type oidcEnv struct {
 
 func newOIDCEnv(t *testing.T, secret string, configure ...func(*approvals.OIDC)) *oidcEnv {
 	t.Helper()
+	return newOIDCEnvOn(t, httptest.NewTLSServer, secret, configure...)
+}
+
+// newOIDCEnvOn is newOIDCEnv on a server start makes (httptest.NewServer
+// for a loopback http base, as the dev server's).
+func newOIDCEnvOn(t *testing.T, start func(http.Handler) *httptest.Server, secret string, configure ...func(*approvals.OIDC)) *oidcEnv {
+	t.Helper()
 	iss := oauthtest.New(t)
 	o := &oidcEnv{iss: iss}
-	o.env = newEnvOn(t, httptest.NewTLSServer, func(c *approvals.Config) {
+	o.env = newEnvOn(t, start, func(c *approvals.Config) {
 		v, err := oauth.New(iss.Config(c.PublicBaseURL))
 		if err != nil {
 			t.Fatal(err)
