@@ -1,7 +1,7 @@
 // Package approvals is the firm's approval page: server-rendered HTML under
 // /approvals of the /mcp function, where a signed-in person decides what
 // agents proposed (docs/decisions.md "Approvers"; docs/contracts.md §6).
-// This file's package holds the ground every decision stands on: who is
+// This package holds the ground every decision stands on: who is
 // signed in, how they got there, and that each form they send is theirs.
 //
 // # Why a page of its own
