@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/custodymcp/custody/shared/approvals"
 	"github.com/custodymcp/custody/shared/auth/oauth"
 	"github.com/custodymcp/custody/shared/store/dynamostore"
 )
@@ -66,6 +67,18 @@ import (
 //	                        cannot add a tenant claim); a token naming another tenant is refused.
 //	OAUTH_USER_CLAIM        the claim naming the user (the principal); default sub.
 //	OAUTH_CLASS_CLAIM       the claim that may say client_safe; default custody_class.
+//
+// The approval page under /approvals (shared/approvals) builds its links from PUBLIC_BASE_URL.
+// Its sign-in with the firm's accounts (all optional; shared/approvals.OIDCFromEnv, read with
+// OAUTH_ISSUER only):
+//
+//	OIDC_CLIENT_ID               the page's client at OAUTH_ISSUER; set, people may sign in there
+//	                             (OIDC code flow with PKCE S256), besides one-time sign-in links.
+//	OIDC_AUTHORIZATION_ENDPOINT  required with OIDC_CLIENT_ID: the issuer's authorization_endpoint.
+//	OIDC_TOKEN_ENDPOINT          required with OIDC_CLIENT_ID: the issuer's token_endpoint.
+//	OIDC_CLIENT_SECRET_ARN       the Secrets Manager secret whose SecretString is the client secret,
+//	                             read at cold start; empty: a public client.
+//	OIDC_SCOPES                  scopes requested besides openid, space-separated.
 
 // Config is the function's configuration, read once at cold start.
 type Config struct {
@@ -91,6 +104,9 @@ type Config struct {
 	// OAuth configures the OAuth resource server; nil means API keys only.
 	// Its PublicBaseURL is PublicBaseURL; main adds the logger.
 	OAuth *oauth.Config
+	// OIDC is the approval page's client at the OAuth issuer; nil means
+	// sign-in links only. Its ClientSecret is filled by LoadOIDCSecret.
+	OIDC *approvals.OIDCSettings
 }
 
 // Limits of MAX_BODY_BYTES.
@@ -238,6 +254,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 
 	c.OAuth = oauth.ConfigFromEnv(getenv, c.PublicBaseURL, emulated, func(name, problem string) { bad(name, "%s", problem) })
+	c.OIDC = approvals.OIDCFromEnv(getenv, c.OAuth != nil, emulated, func(name, problem string) { bad(name, "%s", problem) })
 
 	if len(errs) > 0 {
 		return Config{}, &ConfigError{Vars: errs}
@@ -312,4 +329,23 @@ func (c Config) CursorKey(ctx context.Context, fetch func(ctx context.Context, a
 		return nil, &VarError{Name: "CURSOR_KEY_SECRET_ARN", Problem: "names a secret whose value " + err.Error()}
 	}
 	return key, nil
+}
+
+// LoadOIDCSecret reads the approval page's OIDC client secret from the
+// secret OIDC_CLIENT_SECRET_ARN names (fetch is lambdaio.SecretString in
+// main) into OIDC.ClientSecret; with no OIDC client or no ARN (a public
+// client) it does nothing. Its error is a *VarError naming the variable.
+func (c *Config) LoadOIDCSecret(ctx context.Context, fetch func(ctx context.Context, arn string) (string, error)) error {
+	if c.OIDC == nil || c.OIDC.ClientSecretARN == "" {
+		return nil
+	}
+	s, err := fetch(ctx, c.OIDC.ClientSecretARN)
+	if err != nil {
+		return &VarError{Name: "OIDC_CLIENT_SECRET_ARN", Problem: "names a secret that could not be read: " + err.Error()}
+	}
+	if s = strings.TrimSpace(s); s == "" {
+		return &VarError{Name: "OIDC_CLIENT_SECRET_ARN", Problem: "names an empty secret"}
+	}
+	c.OIDC.ClientSecret = s
+	return nil
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
+	"github.com/custodymcp/custody/shared/approvals"
 	"github.com/custodymcp/custody/shared/auth/oauth"
 	"github.com/custodymcp/custody/shared/lambdaio"
 	"github.com/custodymcp/custody/shared/server"
@@ -53,9 +54,16 @@ func main() {
 	key, err := cfg.CursorKey(ctx, func(ctx context.Context, arn string) (string, error) {
 		return lambdaio.SecretString(ctx, secretsmanager.NewFromConfig(awsCfg), arn)
 	})
+	if err != nil {
+		cancel()
+		fail("fetch the cursor sealing key", err)
+	}
+	err = cfg.LoadOIDCSecret(ctx, func(ctx context.Context, arn string) (string, error) {
+		return lambdaio.SecretString(ctx, secretsmanager.NewFromConfig(awsCfg), arn)
+	})
 	cancel()
 	if err != nil {
-		fail("fetch the cursor sealing key", err)
+		fail("fetch the OIDC client secret", err)
 	}
 	st := dynamostore.New(newDynamoDB(awsCfg, cfg), cfg.TableName, dynamostore.Options{})
 	srv, err := newServer(cfg, st, key, slog.New(lambdaio.NewLogHandler(os.Stdout, cfg.ServerLogLevel())))
@@ -88,8 +96,10 @@ func newDynamoDB(awsCfg aws.Config, cfg Config) *dynamodb.Client {
 
 // newServer composes the /mcp endpoint exactly as the function serves it:
 // the read tools only (no extra registrations), the 1 MiB body limit of AWS, the
-// configured browser origins, and the OAuth resource server when an issuer is
-// configured (its JWKS is fetched at the first token, not at cold start).
+// configured browser origins, the OAuth resource server when an issuer is
+// configured (its JWKS is fetched at the first token, not at cold start), and
+// the approval page under /approvals, its links from PUBLIC_BASE_URL and, with
+// an OIDC client, sign-in at the issuer.
 // Tests build their handler through it too.
 func newServer(cfg Config, st store.Store, cursorKey []byte, logger *slog.Logger) (*server.Server, error) {
 	var verifier *oauth.Verifier
@@ -102,6 +112,10 @@ func newServer(cfg Config, st store.Store, cursorKey []byte, logger *slog.Logger
 		}
 		verifier = v
 	}
+	var oidc *approvals.OIDCClient
+	if cfg.OIDC != nil {
+		oidc = &cfg.OIDC.OIDCClient
+	}
 	return server.New(server.Config{
 		Store:          st,
 		CursorKey:      cursorKey,
@@ -110,6 +124,9 @@ func newServer(cfg Config, st store.Store, cursorKey []byte, logger *slog.Logger
 		AuditRetention: cfg.AuditRetention,
 		Logger:         logger,
 		OAuth:          verifier,
+		PublicBaseURL:  cfg.PublicBaseURL,
+		AllowHTTPBase:  cfg.DynamoDBEndpoint != "",
+		OIDC:           oidc,
 	})
 }
 

@@ -1,7 +1,8 @@
 // Command custodyctl operates Custody on either storage engine: it creates
 // the DynamoDB table, creates tenants, imports records in the seed format,
-// mints, lists and revokes API keys, and puts principals behind (or takes
-// them out of) a matter's ethical wall.
+// mints, lists and revokes API keys, puts principals behind (or takes
+// them out of) a matter's ethical wall, and makes one-time sign-in links to
+// the approval page.
 //
 //	custodyctl table create
 //	custodyctl tenant create --tenant ID --name NAME
@@ -10,6 +11,12 @@
 //	custodyctl keys list   [--tenant demo]
 //	custodyctl keys revoke [--tenant demo] CREDENTIAL_ID
 //	custodyctl screen add|remove --case CASE_ID --principal P [--tenant demo] [--reason TEXT]
+//	custodyctl signin-link --principal P [--tenant demo] [--ttl 15m] [--base URL]
+//
+// A sign-in link is <public base>/approvals/signin?t=csl_<48 hex>, single
+// use, for the TTL (1 min to 24 h). The public base is --base, else, through
+// a running dev server, that server's own address, else $PUBLIC_BASE_URL,
+// else (the file engine) make run's http://127.0.0.1:8080.
 //
 // The engine comes from the environment, as for the dev server
 // (scripts/internal/engine): STORE_ENGINE=file|dynamodb, DYNAMODB_TABLE,
@@ -41,6 +48,7 @@ import (
 	"github.com/custodymcp/custody/scripts/internal/datadir"
 	"github.com/custodymcp/custody/scripts/internal/engine"
 	"github.com/custodymcp/custody/shared/admin"
+	"github.com/custodymcp/custody/shared/approvals"
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/store/dynamostore"
@@ -62,11 +70,15 @@ commands:
   keys list [--tenant demo]
   keys revoke [--tenant demo] CREDENTIAL_ID
   screen add|remove --case CASE_ID --principal PRINCIPAL [--tenant demo] [--reason TEXT]
+  signin-link --principal PRINCIPAL [--tenant demo] [--ttl 15m] [--base URL]
+                                   a one-time sign-in link to the approval page
 
 environment:
   STORE_ENGINE       file (default) or dynamodb
   DYNAMODB_TABLE     the table (dynamodb)
   DYNAMODB_ENDPOINT  an emulator's base URL (emulators only)
+  PUBLIC_BASE_URL    the approval page's base for signin-link (default: the running dev
+                     server's address, else http://127.0.0.1:8080 on the file engine)
 `
 
 func main() {
@@ -152,8 +164,8 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 	tenant := fl.String("tenant", "demo", "tenant id")
 	var act func(op operator) error
 	name := cmd + " " + sub
-	if cmd == "import" {
-		name = cmd // its argument is a file
+	if cmd == "import" || cmd == "signin-link" {
+		name = cmd // its argument is a file; its flags follow at once
 	}
 	switch name {
 	case "table create":
@@ -244,6 +256,34 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 				verb = "already " + verb
 			}
 			fmt.Fprintf(stdout, "%s %s from %s (screened now: %s)\n", verb, *principal, res.CaseID, strings.Join(res.Screened, ", "))
+			return nil
+		}
+	case "signin-link":
+		fl.Usage = subUsage(fl, "signin-link --principal PRINCIPAL [--tenant ID] [--ttl 15m] [--base URL]")
+		principal := fl.String("principal", "", "the principal the link signs in (required)")
+		ttl := fl.Duration("ttl", approvals.DefaultLinkTTL, "how long the link works, 1m to 24h")
+		base := fl.String("base", "", "the approval page's public base URL (default: see the usage)")
+		if err := parse(fl, rest[1:], stdout, stderr); err != nil {
+			return err
+		}
+		if *principal == "" || fl.NArg() != 0 {
+			return errors.New("signin-link: --principal is required")
+		}
+		if *ttl < approvals.MinLinkTTL || *ttl > approvals.MaxLinkTTL {
+			return fmt.Errorf("signin-link: --ttl %v: a link lives from 1m to 24h", *ttl)
+		}
+		act = func(op operator) error {
+			b, err := op.PublicBase(*base, getenv("PUBLIC_BASE_URL"), eng)
+			if err != nil {
+				return err
+			}
+			l, err := op.SignIn(ctx, admin.SignInRequest{Tenant: *tenant, Principal: *principal, TTLSeconds: int64(*ttl / time.Second)})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, approvals.LinkURL(b, l.Token))
+			fmt.Fprintf(stderr, "sign-in link for %s (tenant %s): works once, until %s; opening it shows a button, pressing it signs in\n",
+				l.Principal, l.Tenant, l.ExpiresAt.Local().Format(time.DateTime))
 			return nil
 		}
 	default:
@@ -376,6 +416,11 @@ type operator interface {
 	CreateTenant(ctx context.Context, req admin.TenantRequest) (admin.TenantInfo, error)
 	Import(ctx context.Context, fixture []byte) (admin.ImportResult, error)
 	Screen(ctx context.Context, req admin.ScreenRequest) (admin.ScreenResult, error)
+	SignIn(ctx context.Context, req admin.SignInRequest) (admin.SignInLink, error)
+	// PublicBase is the approval page's base URL for links: flag, else the
+	// running server's own address (remote), else env, else the dev
+	// server's default on the file engine.
+	PublicBase(flag, env string, eng engine.Config) (string, error)
 	Close() error
 }
 
@@ -465,6 +510,26 @@ func (d *direct) Screen(ctx context.Context, req admin.ScreenRequest) (admin.Scr
 	return admin.Screen(ctx, d.st, req, d.now())
 }
 
+func (d *direct) SignIn(ctx context.Context, req admin.SignInRequest) (admin.SignInLink, error) {
+	return admin.MintSignIn(ctx, d.st, req, d.now())
+}
+
+// devBase is make run's address: the approval page of a stopped file-engine
+// dev server is there once it starts again with the default -addr.
+const devBase = "http://127.0.0.1:8080"
+
+func (d *direct) PublicBase(flag, env string, eng engine.Config) (string, error) {
+	switch {
+	case flag != "":
+		return flag, nil
+	case env != "":
+		return env, nil
+	case eng.Engine == engine.File:
+		return devBase, nil
+	}
+	return "", errors.New("signin-link: set --base or PUBLIC_BASE_URL to the approval page's public base URL (the API's, stage included)")
+}
+
 func (d *direct) Close() error { return d.st.Close() }
 
 // remote operates through the running dev server's admin endpoint.
@@ -531,6 +596,20 @@ func (r *remote) Import(ctx context.Context, fixture []byte) (admin.ImportResult
 func (r *remote) Screen(ctx context.Context, req admin.ScreenRequest) (admin.ScreenResult, error) {
 	var res admin.ScreenResult
 	return res, r.call(ctx, http.MethodPost, "/admin/screens", req, &res)
+}
+
+func (r *remote) SignIn(ctx context.Context, req admin.SignInRequest) (admin.SignInLink, error) {
+	var l admin.SignInLink
+	return l, r.call(ctx, http.MethodPost, "/admin/signin-links", req, &l)
+}
+
+// PublicBase of a running dev server is its own address: it serves the
+// approval page where it serves /mcp and the admin endpoint.
+func (r *remote) PublicBase(flag, _ string, _ engine.Config) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	return "http://" + r.c.Addr(), nil
 }
 
 func (r *remote) Close() error { return nil }

@@ -35,6 +35,12 @@
 // OAUTH_SCOPE_MAP, OAUTH_TENANT_CLAIM, OAUTH_TENANT, OAUTH_USER_CLAIM and
 // OAUTH_CLASS_CLAIM are read too). The resource, every token's audience, is
 // http://<the bound address>/mcp; http issuers are allowed here.
+//
+// The approval page is served at http://<the bound address>/approvals, its
+// public base the bound address; `custodyctl signin-link --principal P`
+// prints a one-time sign-in link to it. With OAuth, OIDC_CLIENT_ID,
+// OIDC_AUTHORIZATION_ENDPOINT and OIDC_TOKEN_ENDPOINT (shared/approvals,
+// OIDCFromEnv) add sign-in with the issuer's accounts, as a public client.
 package main
 
 import (
@@ -60,6 +66,7 @@ import (
 	"github.com/custodymcp/custody/scripts/internal/datadir"
 	"github.com/custodymcp/custody/scripts/internal/engine"
 	"github.com/custodymcp/custody/shared/admin"
+	"github.com/custodymcp/custody/shared/approvals"
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/auth/oauth"
 	"github.com/custodymcp/custody/shared/conformance"
@@ -103,6 +110,8 @@ environment:
   DYNAMODB_TABLE     the table (dynamodb)
   DYNAMODB_ENDPOINT  an emulator's base URL (emulators only)
   OAUTH_ISSUER, OAUTH_JWKS_URL and the other OAUTH_* variables: see -oauth-issuer
+  OIDC_CLIENT_ID, OIDC_AUTHORIZATION_ENDPOINT, OIDC_TOKEN_ENDPOINT, OIDC_SCOPES: the approval
+                     page's sign-in at the OAuth issuer (a public client)
 `
 
 // run serves until ctx ends (or, for -h, prints the usage and returns nil).
@@ -223,6 +232,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ln.Close()
 		return err
 	}
+	// The approval page is served where /mcp is: its links, redirects and
+	// the Origin its forms must carry are this address (a loopback http
+	// base keeps its Secure, __Host- cookie in browsers: shared/approvals).
+	cfg.PublicBaseURL = "http://" + bound.String()
+	if cfg.OIDC, err = devOIDC(getenv, cfg.OAuth != nil); err != nil {
+		ln.Close()
+		return err
+	}
 	srv, err := server.New(cfg)
 	if err != nil {
 		ln.Close()
@@ -253,6 +270,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	// The banner comes last: whoever reads it may use custodyctl at once.
 	printBanner(stdout, bound, key, eng, dir)
+	fmt.Fprintf(stdout, "Approval page: %s/approvals (sign in with a link: custodyctl signin-link --principal %s)\n",
+		cfg.PublicBaseURL, seed.DemoAttorney)
 	if *fixtures {
 		fmt.Fprintf(stdout, "Conformance fixture profile: requests without a credential act as %s of tenant %q (scope %s: the fixtures only).\n",
 			conformancePrincipal, conformanceTenant, auth.ScopeConformance)
@@ -454,4 +473,26 @@ func devOAuth(issuer, jwks, base string, getenv func(string) string, logger *slo
 	}
 	c.Logger = logger
 	return oauth.New(*c)
+}
+
+// devOIDC reads the approval page's OIDC client (OIDC_CLIENT_ID and the
+// other OIDC_* variables) with the Lambda's own parser
+// (approvals.OIDCFromEnv), http endpoints allowed. The dev server reads no
+// Secrets Manager: its client is a public one (PKCE alone), and
+// OIDC_CLIENT_SECRET_ARN is refused.
+func devOIDC(getenv func(string) string, oauthConfigured bool) (*approvals.OIDCClient, error) {
+	var problems []string
+	s := approvals.OIDCFromEnv(getenv, oauthConfigured, true, func(name, problem string) {
+		problems = append(problems, name+" "+problem)
+	})
+	if s != nil && s.ClientSecretARN != "" {
+		problems = append(problems, "OIDC_CLIENT_SECRET_ARN is refused by the dev server (it reads no Secrets Manager): register a public client")
+	}
+	if len(problems) > 0 {
+		return nil, errors.New(strings.Join(problems, "; "))
+	}
+	if s == nil {
+		return nil, nil
+	}
+	return &s.OIDCClient, nil
 }

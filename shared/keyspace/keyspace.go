@@ -120,5 +120,12 @@ func Kinds() []Kind {
 		{Name: "audit index item", PK: "T#{tenant}#M#{matter}#AUDIT", SK: "{time}#{request}", Owner: "shared/audit"},
 		{Name: "audit row in the matter index", PK: "T#{tenant}#M#{matter}#AUDIT", SK: "{time}#{request}", Owner: "shared/audit", Index: true},
 		{Name: "sweeper index entry", PK: "SWEEP#{kind}#{shard}", SK: "{due}#{id}", Owner: "shared/sweep", Index: true},
+
+		// The approval page's sign-in (shared/approvals): one-time sign-in
+		// links, cookie sessions and OIDC flows in flight, each keyed by the
+		// SHA-256 of its secret, never the secret.
+		{Name: "sign-in link", PK: "SIGNIN#{sha256}", SK: "SIGNIN", Owner: "shared/approvals"},
+		{Name: "approval session", PK: "APPSESS#{sha256}", SK: "APPSESS", Owner: "shared/approvals"},
+		{Name: "OIDC sign-in state", PK: "OIDC#{sha256}", SK: "OIDC", Owner: "shared/approvals"},
 	}
 }

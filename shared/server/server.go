@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/custodymcp/custody/shared/access"
+	"github.com/custodymcp/custody/shared/approvals"
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/auth/oauth"
 	"github.com/custodymcp/custody/shared/completion"
@@ -111,6 +112,20 @@ type Config struct {
 	// OAuth-capable clients do not start a login that cannot succeed
 	// (PROTOCOL.md "Authorization").
 	OAuth *oauth.Verifier
+	// PublicBaseURL is the base URL browsers reach this server at, the API
+	// stage's path included. Set, the approval page is served under
+	// /approvals (package approvals) and builds every link, form action and
+	// redirect from it, never from Host or X-Forwarded-*; "", /approvals is
+	// a 404 like any other path.
+	PublicBaseURL string
+	// AllowHTTPBase admits an http PublicBaseURL on a host that is not
+	// loopback (emulator runs); an https or loopback base needs nothing.
+	AllowHTTPBase bool
+	// OIDC registers the approval page at the OAuth issuer, so people sign
+	// in with the firm's accounts (OIDC code flow with PKCE). It requires
+	// OAuth (the ID tokens are verified with its key set and mapped to
+	// principals by its claims). nil: sign-in links only.
+	OIDC *approvals.OIDCClient
 }
 
 // Core is what every front door shares, built once (issue 9, "one
@@ -141,6 +156,8 @@ type Server struct {
 	Registry  *tools.Registry
 	Prompts   *prompts.Registry
 	Resources *resources.Registry
+	// Approvals is the approval page; nil without Config.PublicBaseURL.
+	Approvals *approvals.Page
 
 	oauth *oauth.Verifier
 }
@@ -258,7 +275,32 @@ func New(cfg Config) (*Server, error) {
 	prm.Install(srv)
 	res.Install(srv)
 	completion.Install(srv, completion.Options{Prompts: prm, Resources: res, Logger: cfg.Logger})
-	return &Server{Core: core, MCP: srv, Registry: reg, Prompts: prm, Resources: res, oauth: cfg.OAuth}, nil
+	page, err := approvalPage(cfg, repo)
+	if err != nil {
+		return nil, err
+	}
+	return &Server{Core: core, MCP: srv, Registry: reg, Prompts: prm, Resources: res, Approvals: page, oauth: cfg.OAuth}, nil
+}
+
+// approvalPage builds the approval page over the same store and record
+// (nil without a public base URL). Its sign-in at the issuer verifies ID
+// tokens with the /mcp verifier's key set.
+func approvalPage(cfg Config, repo *records.Repo) (*approvals.Page, error) {
+	if cfg.PublicBaseURL == "" {
+		if cfg.OIDC != nil {
+			return nil, errors.New("server: OIDC sign-in needs the approval page's PublicBaseURL")
+		}
+		return nil, nil
+	}
+	pc := approvals.Config{Store: cfg.Store, Repo: repo, PublicBaseURL: cfg.PublicBaseURL, AllowHTTP: cfg.AllowHTTPBase,
+		AuditRetention: cfg.AuditRetention, Logger: cfg.Logger, Now: cfg.Now}
+	if cfg.OIDC != nil {
+		if cfg.OAuth == nil {
+			return nil, errors.New("server: OIDC sign-in needs the OAuth issuer (OAUTH_ISSUER)")
+		}
+		pc.OIDC = &approvals.OIDC{OIDCClient: *cfg.OIDC, IDTokens: cfg.OAuth.IDTokens(cfg.OIDC.ClientID)}
+	}
+	return approvals.New(pc)
 }
 
 // challenge is the 401 challenge: the verifier's once an issuer is
@@ -270,9 +312,10 @@ func challenge(v *oauth.Verifier) string {
 	return v.Challenge()
 }
 
-// Handler routes /mcp to the MCP endpoint and, once an issuer is
-// configured, the RFC 9728 metadata paths to its document; every other path
-// is a JSON 404.
+// Handler routes /mcp to the MCP endpoint, /approvals and below to the
+// approval page when it is configured (Config.PublicBaseURL) and, once an
+// issuer is configured, the RFC 9728 metadata paths to its document; every
+// other path is a JSON 404.
 func (s *Server) Handler() http.Handler {
 	var meta http.Handler
 	if s.oauth != nil {
@@ -284,6 +327,8 @@ func (s *Server) Handler() http.Handler {
 		switch p := r.URL.Path; {
 		case p == "/mcp":
 			s.MCP.ServeHTTP(w, r)
+		case s.Approvals != nil && approvals.IsPath(p):
+			s.Approvals.ServeHTTP(w, r)
 		case meta != nil && (p == oauth.WellKnownPath || p == oauth.WellKnownMCPPath):
 			meta.ServeHTTP(w, r)
 		default:

@@ -99,6 +99,9 @@ type Options struct {
 	// this issuer configuration; each instance's PublicBaseURL is its own
 	// httptest URL, so its canonical resource is that URL + "/mcp".
 	OAuth *oauth.Config
+	// Approvals serves the approval page under /approvals of every
+	// instance, its public base URL the instance's own httptest URL.
+	Approvals bool
 }
 
 // Env is a running endpoint.
@@ -117,8 +120,9 @@ type Env struct {
 	// DataPath is the file engine's file ("" when Options.Store was given).
 	DataPath string
 
-	config server.Config
-	oauth  *oauth.Config
+	config    server.Config
+	oauth     *oauth.Config
+	approvals bool
 }
 
 // New starts an Env; it is closed with the test.
@@ -183,7 +187,7 @@ func New(t testing.TB, opts Options) *Env {
 		Recheck:     50 * time.Millisecond,
 		MaxSessions: opts.MaxSessions, MaxConcurrent: opts.MaxConcurrent, ParamsDecoded: opts.ParamsDecoded,
 	}
-	env.oauth = opts.OAuth
+	env.oauth, env.approvals = opts.OAuth, opts.Approvals
 	env.Server, env.URL = env.Instance(t)
 	return env
 }
@@ -217,6 +221,9 @@ func (e *Env) Instance(t testing.TB) (*server.Server, string) {
 			t.Fatalf("oauth verifier: %v", err)
 		}
 		cfg.OAuth = v
+	}
+	if e.approvals {
+		cfg.PublicBaseURL = "http://" + hs.Listener.Addr().String()
 	}
 	srv, err := server.New(cfg)
 	if err != nil {
