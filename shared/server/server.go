@@ -21,17 +21,23 @@ import (
 	"github.com/custodymcp/custody/shared/access"
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/auth/oauth"
+	"github.com/custodymcp/custody/shared/blob"
 	"github.com/custodymcp/custody/shared/completion"
+	"github.com/custodymcp/custody/shared/downloads"
 	"github.com/custodymcp/custody/shared/gate"
+	"github.com/custodymcp/custody/shared/lanetools"
 	"github.com/custodymcp/custody/shared/mcp"
 	"github.com/custodymcp/custody/shared/prompts"
 	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/readtools"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/resources"
+	"github.com/custodymcp/custody/shared/scan"
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/subscriptions"
+	"github.com/custodymcp/custody/shared/sweep"
 	"github.com/custodymcp/custody/shared/tools"
+	"github.com/custodymcp/custody/shared/uploads"
 )
 
 // Version is the server version reported in serverInfo.
@@ -102,6 +108,11 @@ type Config struct {
 	AuditRetention time.Duration
 	// ParamsDecoded is the measurement hook of mcp.Options.ParamsDecoded.
 	ParamsDecoded func(method string, decodes int)
+	// Lane, when set, serves the upload lane and downloads (issue 16; docs/
+	// contracts.md §5): the tools of package lanetools, GET
+	// /downloads/<token> on Handler, and the lane's recovery duty in
+	// Server.Duties. nil: neither the tools nor the route exist.
+	Lane *LaneConfig
 	// OAuth, when set, makes /mcp an OAuth resource server beside its API
 	// keys (package oauth): access tokens of its issuer are accepted, 401s
 	// challenge with its resource_metadata URL and required scope, and its
@@ -111,6 +122,21 @@ type Config struct {
 	// OAuth-capable clients do not start a login that cannot succeed
 	// (PROTOCOL.md "Authorization").
 	OAuth *oauth.Verifier
+}
+
+// LaneConfig configures the upload lane and downloads.
+type LaneConfig struct {
+	// Blob is the object store of the staging and record buckets.
+	Blob blob.Store
+	// Scanner is the malware scanner; nil is OFF: the lane refuses
+	// SCANNER_UNAVAILABLE and spends nothing.
+	Scanner scan.Scanner
+	// PublicBaseURL is where clients reach this server (download links are
+	// <PublicBaseURL>/downloads/<token>), without a trailing slash.
+	PublicBaseURL string
+	// Autonomy is the autonomy setting's hook (uploads.Autonomy); nil
+	// consults none.
+	Autonomy uploads.Autonomy
 }
 
 // Core is what every front door shares, built once (issue 9, "one
@@ -141,8 +167,15 @@ type Server struct {
 	Registry  *tools.Registry
 	Prompts   *prompts.Registry
 	Resources *resources.Registry
+	// Lane is the upload lane (nil without Config.Lane).
+	Lane *uploads.Lane
+	// Duties are the sweeper's recovery duties of what was composed (the
+	// upload lane's copy to verified/); a front door that sweeps runs them
+	// (sweep.Run).
+	Duties []sweep.Duty
 
-	oauth *oauth.Verifier
+	oauth     *oauth.Verifier
+	downloads http.Handler
 }
 
 // New composes the endpoint.
@@ -179,6 +212,16 @@ func New(cfg Config) (*Server, error) {
 	if err := readtools.Register(reg, readtools.Options{Repo: repo}); err != nil {
 		return nil, err
 	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	var lane *uploads.Lane
+	if lc := cfg.Lane; lc != nil {
+		lane = uploads.New(uploads.Options{Store: cfg.Store, Blob: lc.Blob, Scanner: lc.Scanner, Autonomy: lc.Autonomy, Logger: cfg.Logger})
+		if err := lanetools.Register(reg, lanetools.Options{Lane: lane, Store: cfg.Store, PublicBaseURL: lc.PublicBaseURL}); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.RegisterExtra != nil {
 		if err := cfg.RegisterExtra(reg); err != nil {
 			return nil, err
@@ -212,9 +255,6 @@ func New(cfg Config) (*Server, error) {
 		if err := cfg.RegisterExtraResources(res); err != nil {
 			return nil, err
 		}
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -258,7 +298,12 @@ func New(cfg Config) (*Server, error) {
 	prm.Install(srv)
 	res.Install(srv)
 	completion.Install(srv, completion.Options{Prompts: prm, Resources: res, Logger: cfg.Logger})
-	return &Server{Core: core, MCP: srv, Registry: reg, Prompts: prm, Resources: res, oauth: cfg.OAuth}, nil
+	out := &Server{Core: core, MCP: srv, Registry: reg, Prompts: prm, Resources: res, Lane: lane, oauth: cfg.OAuth}
+	if lc := cfg.Lane; lc != nil {
+		out.downloads = &downloads.Handler{Store: cfg.Store, Gate: g, Presigner: lc.Blob, Now: cfg.Now, Logger: cfg.Logger}
+		out.Duties = append(out.Duties, &uploads.CopyDuty{Store: cfg.Store, Blob: lc.Blob, Logger: cfg.Logger})
+	}
+	return out, nil
 }
 
 // challenge is the 401 challenge: the verifier's once an issuer is
@@ -270,7 +315,8 @@ func challenge(v *oauth.Verifier) string {
 	return v.Challenge()
 }
 
-// Handler routes /mcp to the MCP endpoint and, once an issuer is
+// Handler routes /mcp to the MCP endpoint, /downloads/<token> to the
+// download links when the lane is configured, and, once an issuer is
 // configured, the RFC 9728 metadata paths to its document; every other path
 // is a JSON 404.
 func (s *Server) Handler() http.Handler {
@@ -286,6 +332,9 @@ func (s *Server) Handler() http.Handler {
 			s.MCP.ServeHTTP(w, r)
 		case meta != nil && (p == oauth.WellKnownPath || p == oauth.WellKnownMCPPath):
 			meta.ServeHTTP(w, r)
+		case s.downloads != nil && strings.HasPrefix(p, downloads.PathPrefix):
+			// Download links need no key: the token is re-checked (package downloads).
+			s.downloads.ServeHTTP(w, r)
 		default:
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusNotFound)
