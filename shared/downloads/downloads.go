@@ -108,7 +108,7 @@ const (
 	attrTenant    = "tenant"
 	attrMatter    = "matter"
 	attrDocument  = "document_id"
-	attrVersion   = "version"
+	attrVersion   = "document_version"
 	attrObjectKey = "object_key"
 	attrFilename  = "filename"
 	attrMediaType = "media_type"

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -106,6 +107,17 @@ func (e *laneEnv) grant(t *testing.T, matter string, opts ...func(*uploads.MintR
 	return token
 }
 
+// grantOf is grant returning the grant too.
+func (e *laneEnv) grantOf(t *testing.T, matter string) (string, uploads.Grant) {
+	t.Helper()
+	token, g, err := uploads.MintGrant(context.Background(), e.Store, uploads.MintRequest{
+		Tenant: seed.DemoTenant, CredentialID: e.WriterID, Matter: matter, By: seed.DemoAdmin}, e.Clock.Now())
+	if err != nil {
+		t.Fatalf("MintGrant = %v", err)
+	}
+	return token, g
+}
+
 // file is a file to upload: its bytes, digests and layout.
 type file struct {
 	body  []byte
@@ -195,6 +207,28 @@ func (e *laneEnv) begin(t *testing.T, args map[string]any) decision {
 func (e *laneEnv) complete(t *testing.T, grant, uploadID string) decision {
 	t.Helper()
 	return decisionOf(t, e.Session.Tool(t, uploads.ToolComplete, map[string]any{"grant_token": grant, "upload_id": uploadID}))
+}
+
+// completeConcurrently is complete for concurrent goroutines: Session.Call
+// numbers its requests without a lock, so each goroutine posts its own
+// JSON-RPC id.
+func (e *laneEnv) completeConcurrently(t *testing.T, rpcID int, grant, uploadID string) decision {
+	t.Helper()
+	args, _ := json.Marshal(map[string]any{"grant_token": grant, "upload_id": uploadID})
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, rpcID, uploads.ToolComplete, args)
+	r := e.Session.Post(t, []byte(body))
+	if r.Status != http.StatusOK {
+		t.Errorf("complete_upload: HTTP %d %s", r.Status, r.Body)
+		return decision{}
+	}
+	var msg struct {
+		Result map[string]any `json:"result"`
+	}
+	if err := json.Unmarshal(r.Body, &msg); err != nil || msg.Result == nil {
+		t.Errorf("complete_upload: no result in %s", r.Body)
+		return decision{}
+	}
+	return decisionOf(t, msg.Result)
 }
 
 // mustBegin begins an upload of f and returns its session.

@@ -80,10 +80,14 @@ func (d *CopyDuty) one(ctx context.Context, key store.Key, now time.Time, rep *s
 	_, err = d.Blob.HeadObject(ctx, blob.Incoming(u.Object))
 	switch {
 	case err == nil:
-		if err := copyToVerified(ctx, d.Blob, u.Object); err != nil {
+		switch err := copyToVerified(ctx, d.Blob, u.Object); {
+		case err == nil:
+			rep.Add(ActionCopied)
+		case errors.Is(err, blob.ErrNotFound):
+			// Another sweep, or the effect, copied and deleted it meanwhile.
+		default:
 			return err
 		}
-		rep.Add(ActionCopied)
 	case !errors.Is(err, blob.ErrNotFound):
 		return fmt.Errorf("find the incoming/ object of %s: %w", u.ID, err)
 	default:
