@@ -142,21 +142,17 @@ func DecodeUpload(it store.Item) (Upload, error) {
 // state to another (the scan gate's scan_pending → clean | infected |
 // scan_failed, intake's clean → in_review): set holds the attributes the
 // new state brings (the verdict, its engine and reason, the document id),
-// and the upload leaves the sweeper index unless index is given. It fails
-// its condition (store.ErrConflict) unless the row is in state from, so a
-// duplicate or late event changes nothing.
-func Transition(uploadID string, from, to State, set map[string]any, now time.Time, index *[2]string) store.Op {
+// and the upload leaves the sweeper index. Its condition fails
+// (store.ErrConflict, or a cancelled transaction) unless the row is in
+// state from, so a duplicate or late event changes nothing.
+func Transition(uploadID string, from, to State, set map[string]any, now time.Time) store.Op {
 	s := map[string]any{attrState: string(to), attrUpdatedAt: formatTime(now)}
 	for k, v := range set {
 		s[k] = v
 	}
-	u := store.Update{Set: s}
-	pk, sk := "", ""
-	if index != nil {
-		pk, sk = index[0], index[1]
-	}
-	u.GSI1PK, u.GSI1SK = &pk, &sk
-	return store.UpdateOp(UploadKey(uploadID), u, store.AttrEquals(attrState, string(from)))
+	empty := ""
+	return store.UpdateOp(UploadKey(uploadID), store.Update{Set: s, GSI1PK: &empty, GSI1SK: &empty},
+		store.AttrEquals(attrState, string(from)))
 }
 
 // layout is the fixed part layout of an upload of size bytes: the size of
