@@ -29,7 +29,8 @@ const (
 )
 
 // Rule selects calls of a Faulty store and says what goes wrong with them.
-// Without Delay, Block, Err or CutAfter a matching call simply proceeds.
+// Without Delay, Hook, Block, Err or CutAfter a matching call simply
+// proceeds.
 type Rule struct {
 	// Op is the operation to affect (OpGetObject …); "" matches every one.
 	Op string
@@ -52,6 +53,10 @@ type Rule struct {
 	// After runs the call on the engine first, then fails it with Err: a
 	// request S3 carried out whose answer was lost.
 	After bool
+	// Hook, when set, runs before the call goes on (after Delay): a test's
+	// rendezvous, such as letting another request run while this one
+	// waits between its reads and its write.
+	Hook func()
 	// CutAfter, for GetObject, serves the object's first CutAfter bytes
 	// and then fails the read with blob.ErrUnavailable (a stream broken
 	// by the network). It takes effect only when Err is nil.
@@ -150,6 +155,9 @@ func (f *Faulty) do(ctx context.Context, op string, ref blob.Ref, call func() er
 			t.Stop()
 			return r, fmt.Errorf("blobtest: %s %s delayed past its deadline: %w: %w", op, ref, blob.ErrUnavailable, ctx.Err())
 		}
+	}
+	if r.Hook != nil {
+		r.Hook()
 	}
 	if r.Block {
 		<-ctx.Done()
