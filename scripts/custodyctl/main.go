@@ -1,7 +1,7 @@
 // Command custodyctl operates Custody on either storage engine: it creates
 // the DynamoDB table, creates tenants, imports records in the seed format,
-// mints, lists and revokes API keys, and puts principals behind (or takes
-// them out of) a matter's ethical wall.
+// mints, lists and revokes API keys and upload grants, and puts principals
+// behind (or takes them out of) a matter's ethical wall.
 //
 //	custodyctl table create
 //	custodyctl tenant create --tenant ID --name NAME
@@ -10,6 +10,9 @@
 //	custodyctl keys list   [--tenant demo]
 //	custodyctl keys revoke [--tenant demo] CREDENTIAL_ID
 //	custodyctl screen add|remove --case CASE_ID --principal P [--tenant demo] [--reason TEXT]
+//	custodyctl grant mint --key CRED_ID --case CASE_ID --by ADMIN [--ttl 24h] [--max-open 3] [--tenant demo]
+//	custodyctl grant list   [--tenant demo]
+//	custodyctl grant revoke [--tenant demo] GRANT_ID
 //
 // The engine comes from the environment, as for the dev server
 // (scripts/internal/engine): STORE_ENGINE=file|dynamodb, DYNAMODB_TABLE,
@@ -44,6 +47,7 @@ import (
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/store/dynamostore"
+	"github.com/custodymcp/custody/shared/uploads"
 )
 
 const usage = `usage: custodyctl [--data DIR] COMMAND
@@ -62,6 +66,10 @@ commands:
   keys list [--tenant demo]
   keys revoke [--tenant demo] CREDENTIAL_ID
   screen add|remove --case CASE_ID --principal PRINCIPAL [--tenant demo] [--reason TEXT]
+  grant mint --key CREDENTIAL_ID --case CASE_ID --by ADMIN [--ttl 24h] [--max-open 3] [--tenant demo]
+                                   a single-use upload grant; the token is printed once
+  grant list [--tenant demo]
+  grant revoke [--tenant demo] GRANT_ID
 
 environment:
   STORE_ENGINE       file (default) or dynamodb
@@ -246,6 +254,42 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 			fmt.Fprintf(stdout, "%s %s from %s (screened now: %s)\n", verb, *principal, res.CaseID, strings.Join(res.Screened, ", "))
 			return nil
 		}
+	case "grant mint":
+		fl.Usage = subUsage(fl, "grant mint --key CREDENTIAL_ID --case CASE_ID --by ADMIN [flags]")
+		key := fl.String("key", "", "the API key's credential id the grant binds (required; custodyctl keys list)")
+		caseID := fl.String("case", "", "the one matter it deposits into (required)")
+		by := fl.String("by", "", "the firm administrator minting it (required)")
+		ttl := fl.Duration("ttl", uploads.DefaultGrantTTL, "how long the grant lives, 60s to 168h")
+		maxOpen := fl.Int("max-open", uploads.DefaultMaxOpen, "how many uploads may be open at once")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		if *key == "" || *caseID == "" || *by == "" || fl.NArg() != 0 {
+			return errors.New("grant mint: --key, --case and --by are required")
+		}
+		req := admin.GrantRequest{Tenant: *tenant, CredentialID: *key, CaseID: *caseID, By: *by, TTL: ttl.String(), MaxOpen: *maxOpen}
+		act = func(op operator) error { return mintGrant(ctx, op, req, stdout, stderr) }
+	case "grant list":
+		fl.Usage = subUsage(fl, "grant list [--tenant ID]")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		act = func(op operator) error { return listGrants(ctx, op, *tenant, stdout) }
+	case "grant revoke":
+		fl.Usage = subUsage(fl, "grant revoke [--tenant ID] GRANT_ID")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		if fl.NArg() != 1 {
+			return errors.New("grant revoke: name one grant id (custodyctl grant list)")
+		}
+		act = func(op operator) error {
+			if err := op.RevokeGrant(ctx, *tenant, fl.Arg(0)); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "revoked %s\n", fl.Arg(0))
+			return nil
+		}
 	default:
 		if sub == "-h" || sub == "-help" || sub == "--help" {
 			fmt.Fprint(stdout, usage)
@@ -367,6 +411,37 @@ func listKeys(ctx context.Context, op operator, tenant string, stdout io.Writer)
 	return tw.Flush()
 }
 
+// mintGrant mints an upload grant: the token alone on stdout, printed
+// once, and what it binds on stderr.
+func mintGrant(ctx context.Context, op operator, req admin.GrantRequest, stdout, stderr io.Writer) error {
+	m, err := op.MintGrant(ctx, req)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s\n", m.Token)
+	fmt.Fprintf(stderr, "minted %s for key %s on %s by %s: single use, at most %d open uploads, until %s; the token is shown once\n",
+		m.ID, m.CredentialID, m.Matter, m.MintedBy, m.MaxOpen, m.ExpiresAt.UTC().Format(time.RFC3339))
+	return nil
+}
+
+func listGrants(ctx context.Context, op operator, tenant string, stdout io.Writer) error {
+	grants, err := op.ListGrants(ctx, tenant)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "GRANT\tKEY\tCASE\tSTATE\tOPEN\tEXPIRES\tBY\tSPENT BY")
+	for _, g := range grants {
+		open := "-"
+		if g.OpenUploads != nil {
+			open = fmt.Sprintf("%d/%d", *g.OpenUploads, g.MaxOpen)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.ID, g.CredentialID, g.Matter, g.State, open,
+			g.ExpiresAt.UTC().Format(time.RFC3339), g.MintedBy, g.SpentBy)
+	}
+	return tw.Flush()
+}
+
 // operator is what custodyctl does, on a store it opened or through a
 // running dev server's admin endpoint.
 type operator interface {
@@ -376,6 +451,9 @@ type operator interface {
 	CreateTenant(ctx context.Context, req admin.TenantRequest) (admin.TenantInfo, error)
 	Import(ctx context.Context, fixture []byte) (admin.ImportResult, error)
 	Screen(ctx context.Context, req admin.ScreenRequest) (admin.ScreenResult, error)
+	MintGrant(ctx context.Context, req admin.GrantRequest) (admin.MintedGrant, error)
+	ListGrants(ctx context.Context, tenant string) ([]uploads.GrantInfo, error)
+	RevokeGrant(ctx context.Context, tenant, id string) error
 	Close() error
 }
 
@@ -465,6 +543,31 @@ func (d *direct) Screen(ctx context.Context, req admin.ScreenRequest) (admin.Scr
 	return admin.Screen(ctx, d.st, req, d.now())
 }
 
+func (d *direct) MintGrant(ctx context.Context, req admin.GrantRequest) (admin.MintedGrant, error) {
+	return admin.MintGrant(ctx, d.st, req, d.now())
+}
+
+func (d *direct) ListGrants(ctx context.Context, tenant string) ([]uploads.GrantInfo, error) {
+	return uploads.ListGrants(ctx, d.st, tenant)
+}
+
+func (d *direct) RevokeGrant(ctx context.Context, tenant, id string) error {
+	return revokeErr(uploads.RevokeGrant(ctx, d.st, tenant, id, d.now()))
+}
+
+// revokeErr words RevokeGrant's refusals for the operator.
+func revokeErr(err error) error {
+	switch {
+	case errors.Is(err, uploads.ErrUnknownGrant):
+		return errors.New("no such grant in that tenant (custodyctl grant list)")
+	case errors.Is(err, uploads.ErrGrantSpent):
+		return errors.New("that grant was already spent by an upload")
+	case errors.Is(err, uploads.ErrGrantExpired):
+		return errors.New("that grant has already expired")
+	}
+	return err
+}
+
 func (d *direct) Close() error { return d.st.Close() }
 
 // remote operates through the running dev server's admin endpoint.
@@ -531,6 +634,20 @@ func (r *remote) Import(ctx context.Context, fixture []byte) (admin.ImportResult
 func (r *remote) Screen(ctx context.Context, req admin.ScreenRequest) (admin.ScreenResult, error) {
 	var res admin.ScreenResult
 	return res, r.call(ctx, http.MethodPost, "/admin/screens", req, &res)
+}
+
+func (r *remote) MintGrant(ctx context.Context, req admin.GrantRequest) (admin.MintedGrant, error) {
+	var m admin.MintedGrant
+	return m, r.call(ctx, http.MethodPost, "/admin/grants", req, &m)
+}
+
+func (r *remote) ListGrants(ctx context.Context, tenant string) ([]uploads.GrantInfo, error) {
+	var grants []uploads.GrantInfo
+	return grants, r.call(ctx, http.MethodGet, "/admin/grants?tenant="+url.QueryEscape(tenant), nil, &grants)
+}
+
+func (r *remote) RevokeGrant(ctx context.Context, tenant, id string) error {
+	return r.call(ctx, http.MethodPost, "/admin/grants/"+url.PathEscape(id)+"/revoke?tenant="+url.QueryEscape(tenant), nil, nil)
 }
 
 func (r *remote) Close() error { return nil }
