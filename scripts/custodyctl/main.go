@@ -6,7 +6,7 @@
 //	custodyctl table create
 //	custodyctl tenant create --tenant ID --name NAME
 //	custodyctl import FILE
-//	custodyctl keys mint   --owner p_dana_whitfield --scopes "read docs:read" [--tenant demo] [--class client_safe] [--allow m_a,m_b] [--label …] [--rate-read N] [--rate-expensive N]
+//	custodyctl keys mint   --owner p_dana_whitfield --scopes "read docs:read" [--tenant demo] [--class client_safe] [--allow m_a,m_b] [--label …] [--rate-read N] [--rate-expensive N] [--rate-write N]
 //	custodyctl keys list   [--tenant demo]
 //	custodyctl keys revoke [--tenant demo] CREDENTIAL_ID
 //	custodyctl screen add|remove --case CASE_ID --principal P [--tenant demo] [--reason TEXT]
@@ -62,7 +62,7 @@ commands:
   import FILE                      a record in the seed format; a second import is a no-op
   keys mint --owner PRINCIPAL --scopes "read docs:read" [--tenant demo]
             [--class standard|client_safe] [--allow CASE_ID,...] [--label TEXT]
-            [--rate-read N] [--rate-expensive N]
+            [--rate-read N] [--rate-expensive N] [--rate-write N]
   keys list [--tenant demo]
   keys revoke [--tenant demo] CREDENTIAL_ID
   screen add|remove --case CASE_ID --principal PRINCIPAL [--tenant demo] [--reason TEXT]
@@ -361,6 +361,7 @@ func mintRequest(fl *flag.FlagSet, tenant *string, args []string, stdout, stderr
 	label := fl.String("label", "", "a label for the key")
 	rateRead := fl.Int("rate-read", 0, "requests per minute in the read lane (default: configured)")
 	rateExp := fl.Int("rate-expensive", 0, "requests per minute in the expensive lane (default: configured)")
+	rateWrite := fl.Int("rate-write", 0, "requests per minute in the write lane (default: configured)")
 	if err := parse(fl, args, stdout, stderr); err != nil {
 		return admin.MintRequest{}, err
 	}
@@ -371,8 +372,11 @@ func mintRequest(fl *flag.FlagSet, tenant *string, args []string, stdout, stderr
 	if *allow != "" {
 		req.AllowList = strings.Split(*allow, ",")
 	}
-	if *rateRead > 0 || *rateExp > 0 {
+	if *rateRead > 0 || *rateExp > 0 || *rateWrite > 0 {
 		req.RateLimits = map[string]int{}
+		if *rateWrite > 0 {
+			req.RateLimits["write"] = *rateWrite
+		}
 		if *rateRead > 0 {
 			req.RateLimits["read"] = *rateRead
 		}

@@ -677,7 +677,8 @@ func (l *Lane) spend(c Caller, u Upload, g Grant) Step[Completed] {
 			Set:    map[string]any{attrState: string(StateScanPending), attrSpentAt: formatTime(now), attrUpdatedAt: formatTime(now)},
 			GSI1PK: &pk, GSI1SK: &sk,
 		}, store.AttrEquals(attrState, string(StateOpen))),
-		store.UpdateOp(GrantKey(g.Hash), store.Update{Set: spent}, store.AttrEquals(attrState, string(GrantUnspent))),
+		store.UpdateOp(GrantKey(g.Hash), store.Update{Set: spent, Add: map[string]int64{attrOpenUploads: -1}},
+			store.AttrEquals(attrState, string(GrantUnspent))),
 		store.UpdateOp(GrantListingKey(g.Tenant, g.ID), store.Update{Set: spent, ExpiresAt: &listingExp}),
 	}
 	done := u
