@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -268,7 +267,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		bad("STAGING_BUCKET", "and RECORD_BUCKET are set together or not at all")
 	case lane:
 		for _, v := range [][2]string{{"STAGING_BUCKET", c.StagingBucket}, {"RECORD_BUCKET", c.RecordBucket}} {
-			if !bucketName.MatchString(v[1]) {
+			if !validBucketName(v[1]) {
 				bad(v[0], "is not an S3 bucket name (3-63 of a-z 0-9 . -)")
 			}
 		}
@@ -281,7 +280,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	case c.UploadSignerRoleARN != "" || c.S3Endpoint != "":
 		bad("STAGING_BUCKET", "is required when UPLOAD_SIGNER_ROLE_ARN or S3_ENDPOINT is set")
 	}
-	if c.UploadSignerRoleARN != "" && !roleARN.MatchString(c.UploadSignerRoleARN) {
+	if c.UploadSignerRoleARN != "" && !validRoleARN(c.UploadSignerRoleARN) {
 		bad("UPLOAD_SIGNER_ROLE_ARN", "is not an IAM role ARN (arn:<partition>:iam::<account>:role/<name>)")
 	}
 	if c.S3Endpoint != "" {
@@ -303,13 +302,44 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 // LaneEnabled reports whether the upload lane's buckets are configured.
 func (c Config) LaneEnabled() bool { return c.StagingBucket != "" }
 
-var (
-	// bucketName is S3's general-purpose bucket naming rule (S3 User Guide,
-	// "Bucket naming rules"), as far as a pattern states it.
-	bucketName = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
-	// roleARN is an IAM role ARN (IAM User Guide, "IAM identifiers").
-	roleARN = regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]{1,512}$`)
-)
+// validBucketName holds s to S3's general-purpose bucket naming rule (S3
+// User Guide, "Bucket naming rules"): 3 to 63 lowercase letters, digits,
+// dots and hyphens, beginning and ending with a letter or digit.
+func validBucketName(s string) bool {
+	if len(s) < 3 || len(s) > 63 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
+		if !alnum && (i == 0 || i == len(s)-1 || (c != '.' && c != '-')) {
+			return false
+		}
+	}
+	return true
+}
+
+// validRoleARN holds s to the shape of an IAM role ARN (IAM User Guide,
+// "IAM identifiers"): arn:<partition>:iam::<12-digit account>:role/<path and name>.
+func validRoleARN(s string) bool {
+	parts := strings.SplitN(s, ":", 6)
+	if len(parts) != 6 || parts[0] != "arn" || !strings.HasPrefix(parts[1], "aws") || parts[2] != "iam" || parts[3] != "" {
+		return false
+	}
+	if len(parts[4]) != 12 || strings.Trim(parts[4], "0123456789") != "" {
+		return false
+	}
+	name, ok := strings.CutPrefix(parts[5], "role/")
+	if !ok || name == "" || len(name) > 512 {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_+=,.@/-", r)) {
+			return false
+		}
+	}
+	return true
+}
 
 // ServerLogLevel is the level of the MCP transport's own logger. Its
 // per-request INFO line would be a second line per invocation beside the
