@@ -527,3 +527,24 @@ func queryInt(t *testing.T, raw, name string) int {
 	}
 	return n
 }
+
+// An open upload lives 24 hours: completed after that (the grant living
+// longer), it is abandoned with its slot freed and the grant unspent.
+func TestAnUploadCompletedAfterItsTwentyFourHoursIsAbandoned(t *testing.T) {
+	e := newLaneEnv(t, laneOptions{})
+	grant := e.grant(t, seed.Alvarez, func(r *uploads.MintRequest) { r.TTL = 3 * 24 * time.Hour })
+	f := newFile(pattern(1000, 17))
+	s := e.mustBegin(t, grant, seed.Alvarez, f)
+	put(t, s, f)
+	e.Clock.Advance(uploads.UploadLife)
+	e.Session = e.Initialize(t, "writer", rev) // the first session has expired with the day
+	if class, spent := e.complete(t, grant, s.UploadID).refused(t); class != "VALIDATION" || spent {
+		t.Errorf("= %s spent %v, want VALIDATION spent false", class, spent)
+	}
+	if got := e.uploadState(t, s.UploadID).State; got != uploads.StateAbandoned {
+		t.Errorf("upload = %s, want abandoned", got)
+	}
+	if state, open := e.grantState(t, grant); state != "unspent" || open != 0 {
+		t.Errorf("grant = %s with %d open, want unspent with its slot free", state, open)
+	}
+}

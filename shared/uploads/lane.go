@@ -473,6 +473,14 @@ func (l *Lane) Complete(ctx context.Context, c Caller, token, uploadID string) (
 	}
 	ref := blob.Incoming(id)
 	up := blob.Upload{Ref: ref, UploadID: u.Multipart}
+	if !c.Now.Before(u.ExpiresAt) {
+		// An open upload lives UploadLife; past it, it is abandoned here
+		// as the sweeper would abandon it.
+		l.abort(ctx, up)
+		step := l.end(c, u, *g, StateAbandoned, "it lapsed 24 hours after it began")
+		step.Refused = refuse(ClassValidation, "This upload lapsed 24 hours after it began; the grant was not spent. Begin a new upload session.")
+		return step, nil
+	}
 
 	parts, err := l.blob.ListParts(ctx, up)
 	switch {
