@@ -1,7 +1,8 @@
 // Package server composes Custody's /mcp endpoint from its ports: the store
 // behind the gate (authentication, rate limits, audit), the tool registry
-// with the read tools, the prompt and resource registries with Custody's own
-// prompts and resources, completion, and the MCP transport. The local
+// with the read tools (and, when configured, the upload lane's tools and
+// its download links: Config.Lane), the prompt and resource registries with
+// Custody's own prompts and resources, completion, and the MCP transport. The local
 // all-in-one server (scripts/dev) and the Lambda function (functions/mcp)
 // build the same handler here; neither knows which engines it runs on.
 //
