@@ -127,7 +127,7 @@ func TestSampleEventsThroughTheHandler(t *testing.T) {
 				t.Fatal(err)
 			}
 			var logs bytes.Buffer
-			srv, err := newServer(cfg, st, key, slog.New(lambdaio.NewLogHandler(io.Discard, cfg.ServerLogLevel())))
+			srv, err := newServer(cfg, st, key, slog.New(lambdaio.NewLogHandler(io.Discard, cfg.ServerLogLevel())), nil)
 			if err != nil {
 				t.Fatalf("newServer() error = %v", err)
 			}

@@ -1,17 +1,20 @@
 // Command custodyctl operates Custody on either storage engine: it creates
 // the DynamoDB table, creates tenants, imports records in the seed format,
-// mints, lists and revokes API keys, puts principals behind (or takes
-// them out of) a matter's ethical wall, and makes one-time sign-in links to
-// the approval page.
+// mints, lists and revokes API keys and upload grants, puts principals
+// behind (or takes them out of) a matter's ethical wall, and makes one-time
+// sign-in links to the approval page.
 //
 //	custodyctl table create
 //	custodyctl tenant create --tenant ID --name NAME
 //	custodyctl import FILE
-//	custodyctl keys mint   --owner p_dana_whitfield --scopes "read docs:read" [--tenant demo] [--class client_safe] [--allow m_a,m_b] [--label …] [--rate-read N] [--rate-expensive N]
+//	custodyctl keys mint   --owner p_dana_whitfield --scopes "read docs:read" [--tenant demo] [--class client_safe] [--allow m_a,m_b] [--label …] [--rate-read N] [--rate-expensive N] [--rate-write N]
 //	custodyctl keys list   [--tenant demo]
 //	custodyctl keys revoke [--tenant demo] CREDENTIAL_ID
 //	custodyctl screen add|remove --case CASE_ID --principal P [--tenant demo] [--reason TEXT]
 //	custodyctl signin-link --principal P [--tenant demo] [--ttl 15m] [--base URL]
+//	custodyctl grant mint --key CRED_ID --case CASE_ID --by ADMIN [--ttl 24h] [--max-open 3] [--tenant demo]
+//	custodyctl grant list   [--tenant demo]
+//	custodyctl grant revoke [--tenant demo] GRANT_ID
 //
 // A sign-in link is <public base>/approvals/signin?t=csl_<48 hex>, single
 // use, for the TTL (1 min to 24 h). The public base is --base, else, through
@@ -52,6 +55,7 @@ import (
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/store/dynamostore"
+	"github.com/custodymcp/custody/shared/uploads"
 )
 
 const usage = `usage: custodyctl [--data DIR] COMMAND
@@ -66,12 +70,16 @@ commands:
   import FILE                      a record in the seed format; a second import is a no-op
   keys mint --owner PRINCIPAL --scopes "read docs:read" [--tenant demo]
             [--class standard|client_safe] [--allow CASE_ID,...] [--label TEXT]
-            [--rate-read N] [--rate-expensive N]
+            [--rate-read N] [--rate-expensive N] [--rate-write N]
   keys list [--tenant demo]
   keys revoke [--tenant demo] CREDENTIAL_ID
   screen add|remove --case CASE_ID --principal PRINCIPAL [--tenant demo] [--reason TEXT]
   signin-link --principal PRINCIPAL [--tenant demo] [--ttl 15m] [--base URL]
                                    a one-time sign-in link to the approval page
+  grant mint --key CREDENTIAL_ID --case CASE_ID --by ADMIN [--ttl 24h] [--max-open 3] [--tenant demo]
+                                   a single-use upload grant; the token is printed once
+  grant list [--tenant demo]
+  grant revoke [--tenant demo] GRANT_ID
 
 environment:
   STORE_ENGINE       file (default) or dynamodb
@@ -286,6 +294,42 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 				l.Principal, l.Tenant, l.ExpiresAt.Local().Format(time.DateTime))
 			return nil
 		}
+	case "grant mint":
+		fl.Usage = subUsage(fl, "grant mint --key CREDENTIAL_ID --case CASE_ID --by ADMIN [flags]")
+		key := fl.String("key", "", "the API key's credential id the grant binds (required; custodyctl keys list)")
+		caseID := fl.String("case", "", "the one matter it deposits into (required)")
+		by := fl.String("by", "", "the firm administrator minting it (required)")
+		ttl := fl.Duration("ttl", uploads.DefaultGrantTTL, "how long the grant lives, 60s to 168h")
+		maxOpen := fl.Int("max-open", uploads.DefaultMaxOpen, "how many uploads may be open at once")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		if *key == "" || *caseID == "" || *by == "" || fl.NArg() != 0 {
+			return errors.New("grant mint: --key, --case and --by are required")
+		}
+		req := admin.GrantRequest{Tenant: *tenant, CredentialID: *key, CaseID: *caseID, By: *by, TTL: ttl.String(), MaxOpen: *maxOpen}
+		act = func(op operator) error { return mintGrant(ctx, op, req, stdout, stderr) }
+	case "grant list":
+		fl.Usage = subUsage(fl, "grant list [--tenant ID]")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		act = func(op operator) error { return listGrants(ctx, op, *tenant, stdout) }
+	case "grant revoke":
+		fl.Usage = subUsage(fl, "grant revoke [--tenant ID] GRANT_ID")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		if fl.NArg() != 1 {
+			return errors.New("grant revoke: name one grant id (custodyctl grant list)")
+		}
+		act = func(op operator) error {
+			if err := op.RevokeGrant(ctx, *tenant, fl.Arg(0)); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "revoked %s\n", fl.Arg(0))
+			return nil
+		}
 	default:
 		if sub == "-h" || sub == "-help" || sub == "--help" {
 			fmt.Fprint(stdout, usage)
@@ -357,6 +401,7 @@ func mintRequest(fl *flag.FlagSet, tenant *string, args []string, stdout, stderr
 	label := fl.String("label", "", "a label for the key")
 	rateRead := fl.Int("rate-read", 0, "requests per minute in the read lane (default: configured)")
 	rateExp := fl.Int("rate-expensive", 0, "requests per minute in the expensive lane (default: configured)")
+	rateWrite := fl.Int("rate-write", 0, "requests per minute in the write lane (default: configured)")
 	if err := parse(fl, args, stdout, stderr); err != nil {
 		return admin.MintRequest{}, err
 	}
@@ -367,8 +412,11 @@ func mintRequest(fl *flag.FlagSet, tenant *string, args []string, stdout, stderr
 	if *allow != "" {
 		req.AllowList = strings.Split(*allow, ",")
 	}
-	if *rateRead > 0 || *rateExp > 0 {
+	if *rateRead > 0 || *rateExp > 0 || *rateWrite > 0 {
 		req.RateLimits = map[string]int{}
+		if *rateWrite > 0 {
+			req.RateLimits["write"] = *rateWrite
+		}
 		if *rateRead > 0 {
 			req.RateLimits["read"] = *rateRead
 		}
@@ -407,6 +455,37 @@ func listKeys(ctx context.Context, op operator, tenant string, stdout io.Writer)
 	return tw.Flush()
 }
 
+// mintGrant mints an upload grant: the token alone on stdout, printed
+// once, and what it binds on stderr.
+func mintGrant(ctx context.Context, op operator, req admin.GrantRequest, stdout, stderr io.Writer) error {
+	m, err := op.MintGrant(ctx, req)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s\n", m.Token)
+	fmt.Fprintf(stderr, "minted %s for key %s on %s by %s: single use, at most %d open uploads, until %s; the token is shown once\n",
+		m.ID, m.CredentialID, m.Matter, m.MintedBy, m.MaxOpen, m.ExpiresAt.UTC().Format(time.RFC3339))
+	return nil
+}
+
+func listGrants(ctx context.Context, op operator, tenant string, stdout io.Writer) error {
+	grants, err := op.ListGrants(ctx, tenant)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "GRANT\tKEY\tCASE\tSTATE\tOPEN\tEXPIRES\tBY\tSPENT BY")
+	for _, g := range grants {
+		open := "-"
+		if g.OpenUploads != nil {
+			open = fmt.Sprintf("%d/%d", *g.OpenUploads, g.MaxOpen)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.ID, g.CredentialID, g.Matter, g.State, open,
+			g.ExpiresAt.UTC().Format(time.RFC3339), g.MintedBy, g.SpentBy)
+	}
+	return tw.Flush()
+}
+
 // operator is what custodyctl does, on a store it opened or through a
 // running dev server's admin endpoint.
 type operator interface {
@@ -421,6 +500,9 @@ type operator interface {
 	// running server's own address (remote), else env, else the dev
 	// server's default on the file engine.
 	PublicBase(flag, env string, eng engine.Config) (string, error)
+	MintGrant(ctx context.Context, req admin.GrantRequest) (admin.MintedGrant, error)
+	ListGrants(ctx context.Context, tenant string) ([]uploads.GrantInfo, error)
+	RevokeGrant(ctx context.Context, tenant, id string) error
 	Close() error
 }
 
@@ -530,6 +612,31 @@ func (d *direct) PublicBase(flag, env string, eng engine.Config) (string, error)
 	return "", errors.New("signin-link: set --base or PUBLIC_BASE_URL to the approval page's public base URL (the API's, stage included)")
 }
 
+func (d *direct) MintGrant(ctx context.Context, req admin.GrantRequest) (admin.MintedGrant, error) {
+	return admin.MintGrant(ctx, d.st, req, d.now())
+}
+
+func (d *direct) ListGrants(ctx context.Context, tenant string) ([]uploads.GrantInfo, error) {
+	return uploads.ListGrants(ctx, d.st, tenant)
+}
+
+func (d *direct) RevokeGrant(ctx context.Context, tenant, id string) error {
+	return revokeErr(uploads.RevokeGrant(ctx, d.st, tenant, id, d.now()))
+}
+
+// revokeErr words RevokeGrant's refusals for the operator.
+func revokeErr(err error) error {
+	switch {
+	case errors.Is(err, uploads.ErrUnknownGrant):
+		return errors.New("no such grant in that tenant (custodyctl grant list)")
+	case errors.Is(err, uploads.ErrGrantSpent):
+		return errors.New("that grant was already spent by an upload")
+	case errors.Is(err, uploads.ErrGrantExpired):
+		return errors.New("that grant has already expired")
+	}
+	return err
+}
+
 func (d *direct) Close() error { return d.st.Close() }
 
 // remote operates through the running dev server's admin endpoint.
@@ -610,6 +717,20 @@ func (r *remote) PublicBase(flag, _ string, _ engine.Config) (string, error) {
 		return flag, nil
 	}
 	return "http://" + r.c.Addr(), nil
+}
+
+func (r *remote) MintGrant(ctx context.Context, req admin.GrantRequest) (admin.MintedGrant, error) {
+	var m admin.MintedGrant
+	return m, r.call(ctx, http.MethodPost, "/admin/grants", req, &m)
+}
+
+func (r *remote) ListGrants(ctx context.Context, tenant string) ([]uploads.GrantInfo, error) {
+	var grants []uploads.GrantInfo
+	return grants, r.call(ctx, http.MethodGet, "/admin/grants?tenant="+url.QueryEscape(tenant), nil, &grants)
+}
+
+func (r *remote) RevokeGrant(ctx context.Context, tenant, id string) error {
+	return r.call(ctx, http.MethodPost, "/admin/grants/"+url.PathEscape(id)+"/revoke?tenant="+url.QueryEscape(tenant), nil, nil)
 }
 
 func (r *remote) Close() error { return nil }

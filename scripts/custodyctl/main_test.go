@@ -26,6 +26,7 @@ import (
 	"github.com/custodymcp/custody/shared/store/dynamostore"
 	"github.com/custodymcp/custody/shared/store/dynamostore/dynamotest"
 	"github.com/custodymcp/custody/shared/store/filestore"
+	"github.com/custodymcp/custody/shared/uploads"
 )
 
 // demoFixture is the demo firm in the seed format, as a file an operator
@@ -317,6 +318,59 @@ func TestEveryCommandOnEveryEngine(t *testing.T) {
 					if status, res := mcpTool(t, b.mcp, key, "get_matter", map[string]any{"case_id": seed.Meridian}); status != 200 || servertest.RefusalClass(res) != "" {
 						t.Errorf("the minted key: %d %v", status, res)
 					}
+				}
+			})
+
+			t.Run("grant mint, list and revoke", func(t *testing.T) {
+				mustCtl(t, env, b.args("keys", "mint", "--owner", seed.DemoAttorney, "--scopes", "read write", "--label", "upload agent")...)
+				var writer string
+				for _, l := range strings.Split(mustCtl(t, env, b.args("keys", "list")...), "\n") {
+					if strings.Contains(l, "upload agent") {
+						writer = strings.Fields(l)[0]
+					}
+				}
+				for _, tc := range []struct {
+					args []string
+					want string
+				}{
+					{[]string{"--key", writer, "--case", seed.Alvarez, "--by", seed.DemoAttorney}, "not a firm administrator"},
+					{[]string{"--key", writer, "--case", seed.Alvarez, "--by", seed.DemoAdmin, "--ttl", "30s"}, "a grant lives from"},
+					{[]string{"--key", "cred_nope", "--case", seed.Alvarez, "--by", seed.DemoAdmin}, "has no API key"},
+					{[]string{"--key", writer, "--case", "m_nope", "--by", seed.DemoAdmin}, "does not reach matter"},
+				} {
+					out, err := ctl(t, env, b.args(append([]string{"grant", "mint"}, tc.args...)...)...)
+					if err == nil || !strings.Contains(err.Error(), tc.want) {
+						t.Errorf("grant mint %v = %q, %v; want an error saying %s", tc.args, out, err, tc.want)
+					}
+				}
+				token := strings.TrimSpace(mustCtl(t, env, b.args("grant", "mint", "--key", writer, "--case", seed.Alvarez, "--by", seed.DemoAdmin, "--ttl", "2h")...))
+				if !uploads.WellFormedToken(token) {
+					t.Fatalf("grant mint printed %q, want a cgt_ token alone", token)
+				}
+				out := mustCtl(t, env, b.args("grant", "list")...)
+				if strings.Contains(out, token[4:]) {
+					t.Errorf("grant list shows the token:\n%s", out)
+				}
+				var id string
+				for _, l := range strings.Split(out, "\n") {
+					if f := strings.Fields(l); len(f) > 4 && f[1] == writer {
+						id = f[0]
+						if f[2] != seed.Alvarez || f[3] != "unspent" || f[4] != "0/3" {
+							t.Errorf("grant list row = %q, want %s unspent 0/3", l, seed.Alvarez)
+						}
+					}
+				}
+				if id == "" {
+					t.Fatalf("grant list has no row of the grant:\n%s", out)
+				}
+				if out := mustCtl(t, env, b.args("grant", "revoke", id)...); !strings.Contains(out, "revoked "+id) {
+					t.Errorf("grant revoke = %q", out)
+				}
+				if out := mustCtl(t, env, b.args("grant", "list")...); !strings.Contains(out, "revoked") {
+					t.Errorf("grant list after the revocation:\n%s", out)
+				}
+				if _, err := ctl(t, env, b.args("grant", "revoke", "gnt_0000000000000000")...); err == nil || !strings.Contains(err.Error(), "no such grant") {
+					t.Errorf("revoking an unknown grant = %v, want no such grant", err)
 				}
 			})
 

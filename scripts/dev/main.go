@@ -29,6 +29,20 @@
 // the record. The profile is refused on any address but loopback. Custody's
 // own keys keep working beside it and never see a fixture.
 //
+// The upload lane (issue 16) runs against a local S3 server started in
+// process (package s3local: gofakes3 behind a strict front), its staging and
+// record buckets kept under <data>/blobs/ (s3afero), on a loopback port of
+// its own that the presigned part URLs name (-s3-addr). -s3 URL uses a local
+// S3 server started elsewhere instead (go run ./shared/blob/s3local/cmd/s3local),
+// as several dev servers on one DynamoDB table must, since s3local keeps
+// multipart uploads in progress in its memory: after a restart an upload
+// begun before it cannot be completed (complete_upload answers VALIDATION,
+// spent false, "begin a new upload session", and the upload is abandoned),
+// while finished objects persist. -scanner signature (the default: the
+// EICAR test file by content) or off (no engine: the lane refuses
+// SCANNER_UNAVAILABLE and spends nothing); clamd comes with the scan gate
+// (issue 17). The sweeper's duties run every 30 s.
+//
 // -oauth-issuer and -oauth-jwks-url (default $OAUTH_ISSUER, $OAUTH_JWKS_URL)
 // make /mcp an OAuth resource server beside its keys, as the Lambda's
 // OAUTH_* variables do (shared/auth/oauth; OAUTH_REQUIRED_SCOPE,
@@ -69,13 +83,18 @@ import (
 	"github.com/custodymcp/custody/shared/approvals"
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/auth/oauth"
+	"github.com/custodymcp/custody/shared/blob"
+	"github.com/custodymcp/custody/shared/blob/s3local"
 	"github.com/custodymcp/custody/shared/conformance"
 	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/records/seed"
+	scanpkg "github.com/custodymcp/custody/shared/scan"
+	"github.com/custodymcp/custody/shared/scan/signature"
 	"github.com/custodymcp/custody/shared/server"
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/store/filestore"
+	"github.com/custodymcp/custody/shared/sweep"
 	"github.com/custodymcp/custody/shared/tools"
 )
 
@@ -128,6 +147,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	oauthIssuer := flags.String("oauth-issuer", getenv("OAUTH_ISSUER"), "accept OAuth access tokens of this issuer beside API keys (default $OAUTH_ISSUER)")
 	oauthJWKS := flags.String("oauth-jwks-url", getenv("OAUTH_JWKS_URL"), "the OAuth issuer's JWK Set URL (default $OAUTH_JWKS_URL)")
 	pageSize := flags.Int("page-size", 0, "page size of every list: tools, prompts, resources, resource templates (0: the defaults)")
+	scanner := flags.String("scanner", "signature", "the upload lane's malware scanner: signature (EICAR by content) or off (the lane refuses)")
+	s3Addr := flags.String("s3-addr", "127.0.0.1:0", "listen address of the in-process local S3 server (loopback; its URL is in part URLs)")
+	s3URL := flags.String("s3", "", "use the local S3 server at this URL instead of starting one (e.g. one shared by several dev servers)")
 	usage := func() {
 		fmt.Fprintf(flags.Output(), "usage: go run ./scripts/dev [flags]   (or: make run ARGS=\"flags\")\n\n%s\nflags:\n", usageEnvironment)
 		flags.PrintDefaults()
@@ -151,6 +173,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("-page-size %d: want 0 (the default) or more", *pageSize)
 	}
 	eng, err := engine.FromEnv(getenv)
+	if err != nil {
+		return err
+	}
+	sc, err := devScanner(*scanner)
 	if err != nil {
 		return err
 	}
@@ -202,6 +228,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 
+	blobs, blobURL, stopBlobs, err := devBlobs(*s3URL, *s3Addr, dir)
+	if err != nil {
+		return err
+	}
+	defer stopBlobs()
+
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
@@ -210,6 +242,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	cfg := server.Config{
 		Store: st, CursorKey: cursorKey, AllowedOrigins: origins,
 		AllowedHosts: loopbackHosts(bound), Logger: logger, ToolPageSize: *pageSize,
+		Lane: &server.LaneConfig{Blob: blobs, Scanner: sc, PublicBaseURL: "http://" + bound.String()},
 	}
 	if *fixtures {
 		// A name such as localhost may still have resolved elsewhere.
@@ -254,6 +287,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		mcpH.ServeHTTP(w, r) // its own JSON 404 for every other path
 	})
 	httpSrv := &http.Server{Handler: route, ReadHeaderTimeout: 10 * time.Second}
+	sweepCtx, stopSweeps := context.WithCancel(ctx)
+	defer stopSweeps() // before the store closes
+	go sweepEvery(sweepCtx, srv.Duties, logger, sweepInterval)
 
 	errc := make(chan error, 1)
 	go func() { errc <- httpSrv.Serve(ln) }()
@@ -269,7 +305,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		defer os.Remove(dir.Path(datadir.AdminAddrFile))
 	}
 	// The banner comes last: whoever reads it may use custodyctl at once.
-	printBanner(stdout, bound, key, eng, dir)
+	lane := fmt.Sprintf("Uploads: staging and record buckets on the local S3 server at %s; scanner %s (%s).",
+		blobURL, *scanner, scanpkg.PostureOf(ctx, sc))
+	printBanner(stdout, bound, key, eng, dir, lane)
 	fmt.Fprintf(stdout, "Approval page: %s/approvals (sign in with a link: custodyctl signin-link --principal %s)\n",
 		cfg.PublicBaseURL, seed.DemoAttorney)
 	if *fixtures {
@@ -292,6 +330,77 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	return nil
+}
+
+// sweepInterval is how often the sweeper's duties run.
+const sweepInterval = 30 * time.Second
+
+// sweepEvery runs the recovery duties (the upload lane's copy to verified/)
+// every interval, as the sweeper Lambda's schedule does on AWS.
+func sweepEvery(ctx context.Context, duties []sweep.Duty, log *slog.Logger, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			reports, err := sweep.Run(ctx, duties, now)
+			if err != nil && ctx.Err() == nil {
+				log.Warn("sweep", "err", err)
+			}
+			for _, r := range reports {
+				if len(r.Actions) > 0 {
+					log.Info("swept", "duty", r.Duty, "actions", r.Actions)
+				}
+			}
+		}
+	}
+}
+
+// devScanner is the -scanner engine: the signature engine, or none (OFF).
+func devScanner(name string) (scanpkg.Scanner, error) {
+	switch name {
+	case "signature":
+		return signature.New(), nil
+	case "off":
+		return nil, nil
+	}
+	return nil, fmt.Errorf("-scanner %q: want signature or off (clamd comes with the scan gate)", name)
+}
+
+// devBlobs returns the blob engine: over the local S3 server at url, or
+// over one started here on addr (loopback) keeping its objects under
+// <data>/blobs/. stop shuts a started one down.
+func devBlobs(url, addr string, dir datadir.Dir) (blob.Store, string, func(), error) {
+	stop := func() {}
+	if url == "" {
+		if err := loopbackOnly(addr); err != nil {
+			return nil, "", nil, fmt.Errorf("-s3-addr: %w", err)
+		}
+		s3srv, err := s3local.New(s3local.Options{Dir: dir.Path("blobs")})
+		if err != nil {
+			return nil, "", nil, err
+		}
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("listen on %s (-s3-addr): %w", addr, err)
+		}
+		hs := &http.Server{Handler: s3srv, ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = hs.Serve(ln) }()
+		url = "http://" + ln.Addr().String()
+		stop = func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = hs.Shutdown(ctx)
+		}
+	}
+	e, err := blob.New(s3local.NewClient(url), s3local.Buckets, blob.Options{})
+	if err != nil {
+		stop()
+		return nil, "", nil, err
+	}
+	return e, url, stop, nil
 }
 
 // purgeEvery is how often the embedded store drops expired rows.
@@ -420,7 +529,7 @@ func loopbackHosts(a *net.TCPAddr) []string {
 	return []string{"127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port}
 }
 
-func printBanner(w io.Writer, a *net.TCPAddr, key string, eng engine.Config, dir datadir.Dir) {
+func printBanner(w io.Writer, a *net.TCPAddr, key string, eng engine.Config, dir datadir.Dir, lane string) {
 	url := fmt.Sprintf("http://%s/mcp", a.String())
 	cfg, _ := json.MarshalIndent(map[string]any{
 		"mcpServers": map[string]any{
@@ -439,8 +548,10 @@ Dev key (also in %s):
 MCP client configuration:
 %s
 
+%s
+
 Press Ctrl-C to stop.
-`, url, eng, seed.DemoTenant, dir.Path(datadir.DevKeyFile), key, cfg)
+`, url, eng, seed.DemoTenant, dir.Path(datadir.DevKeyFile), key, cfg, lane)
 }
 
 // devOAuth builds the OAuth verifier of -oauth-issuer (nil without one)

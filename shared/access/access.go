@@ -230,3 +230,34 @@ func Reaches(who Who, m records.Matter) bool {
 func allowed(who Who, id string) bool {
 	return who.AllowList == nil || slices.Contains(who.AllowList, id)
 }
+
+// MatterRow returns the key of the matter row Matter would read to resolve
+// caseID for who, so that a caller can read it in a batch of its own (the
+// upload lane reads it with the grant, a download with the document), and
+// false when no read is needed because the id cannot be reached — invalid
+// for records.ValidID, of an invalid tenant, or outside the allow-list:
+// the answer is then ErrNoMatter.
+func MatterRow(who Who, caseID string) (store.Key, bool) {
+	if !records.ValidID(caseID) || !records.ValidID(who.Tenant) || !allowed(who, caseID) {
+		return store.Key{}, false
+	}
+	return records.MatterKey(who.Tenant, caseID), true
+}
+
+// MatterFrom decides, as Matter does, whether who reaches caseID, from the
+// matter row the caller read at MatterRow's key (nil: no such row). It
+// returns the matter or ErrNoMatter; a row that does not decode is an error
+// wrapping records.ErrCorrupt.
+func MatterFrom(who Who, caseID string, row *store.Item) (records.Matter, error) {
+	if _, ok := MatterRow(who, caseID); !ok || row == nil {
+		return records.Matter{}, ErrNoMatter
+	}
+	var m records.Matter
+	if err := records.DecodeRow(*row, &m); err != nil {
+		return records.Matter{}, fmt.Errorf("resolve matter: %w", err)
+	}
+	if m.ID != caseID || !Reaches(who, m) {
+		return records.Matter{}, ErrNoMatter
+	}
+	return m, nil
+}

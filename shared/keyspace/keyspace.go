@@ -114,6 +114,12 @@ func Kinds() []Kind {
 		{Name: "subscription", PK: "SESS#{session}", SK: "SUB#{uri...}", Owner: "shared/subscriptions"},
 		{Name: "subscription fan-out", PK: "T#{tenant}#SUBS#{uri...}", SK: "{session}", Owner: "shared/subscriptions"},
 
+		// The upload lane (shared/uploads) and download links (shared/downloads).
+		{Name: "grant", PK: "CGT#{grant hash}", SK: "GRANT", Owner: "shared/uploads"},
+		{Name: "grant listing", PK: "T#{tenant}", SK: "GRANT#{grant}", Owner: "shared/uploads"},
+		{Name: "upload", PK: "UPLOAD#{upload}", SK: "UPLOAD", Owner: "shared/uploads"},
+		{Name: "download token", PK: "DLT#{token hash}", SK: "DLT", Owner: "shared/downloads"},
+
 		// Prompts, audit.
 		{Name: "prompt override", PK: "T#{tenant}", SK: "PROMPT#{prompt}", Owner: "shared/prompts"},
 		{Name: "audit row", PK: "T#{tenant}#AUDIT#{day}", SK: "{time}#{request}", Owner: "shared/audit"},

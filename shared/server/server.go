@@ -1,7 +1,8 @@
 // Package server composes Custody's /mcp endpoint from its ports: the store
 // behind the gate (authentication, rate limits, audit), the tool registry
-// with the read tools, the prompt and resource registries with Custody's own
-// prompts and resources, completion, and the MCP transport. The local
+// with the read tools (and, when configured, the upload lane's tools and
+// its download links: Config.Lane), the prompt and resource registries with
+// Custody's own prompts and resources, completion, and the MCP transport. The local
 // all-in-one server (scripts/dev) and the Lambda function (functions/mcp)
 // build the same handler here; neither knows which engines it runs on.
 //
@@ -22,17 +23,23 @@ import (
 	"github.com/custodymcp/custody/shared/approvals"
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/auth/oauth"
+	"github.com/custodymcp/custody/shared/blob"
 	"github.com/custodymcp/custody/shared/completion"
+	"github.com/custodymcp/custody/shared/downloads"
 	"github.com/custodymcp/custody/shared/gate"
+	"github.com/custodymcp/custody/shared/lanetools"
 	"github.com/custodymcp/custody/shared/mcp"
 	"github.com/custodymcp/custody/shared/prompts"
 	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/readtools"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/resources"
+	"github.com/custodymcp/custody/shared/scan"
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/subscriptions"
+	"github.com/custodymcp/custody/shared/sweep"
 	"github.com/custodymcp/custody/shared/tools"
+	"github.com/custodymcp/custody/shared/uploads"
 )
 
 // Version is the server version reported in serverInfo.
@@ -103,6 +110,11 @@ type Config struct {
 	AuditRetention time.Duration
 	// ParamsDecoded is the measurement hook of mcp.Options.ParamsDecoded.
 	ParamsDecoded func(method string, decodes int)
+	// Lane, when set, serves the upload lane and downloads (issue 16; docs/
+	// contracts.md §5): the tools of package lanetools, GET
+	// /downloads/<token> on Handler, and the lane's recovery duty in
+	// Server.Duties. nil: neither the tools nor the route exist.
+	Lane *LaneConfig
 	// OAuth, when set, makes /mcp an OAuth resource server beside its API
 	// keys (package oauth): access tokens of its issuer are accepted, 401s
 	// challenge with its resource_metadata URL and required scope, and its
@@ -126,6 +138,21 @@ type Config struct {
 	// OAuth (the ID tokens are verified with its key set and mapped to
 	// principals by its claims). nil: sign-in links only.
 	OIDC *approvals.OIDCClient
+}
+
+// LaneConfig configures the upload lane and downloads.
+type LaneConfig struct {
+	// Blob is the object store of the staging and record buckets.
+	Blob blob.Store
+	// Scanner is the malware scanner; nil is OFF: the lane refuses
+	// SCANNER_UNAVAILABLE and spends nothing.
+	Scanner scan.Scanner
+	// PublicBaseURL is where clients reach this server (download links are
+	// <PublicBaseURL>/downloads/<token>), without a trailing slash.
+	PublicBaseURL string
+	// Autonomy is the autonomy setting's hook (uploads.Autonomy); nil
+	// consults none.
+	Autonomy uploads.Autonomy
 }
 
 // Core is what every front door shares, built once (issue 9, "one
@@ -158,8 +185,15 @@ type Server struct {
 	Resources *resources.Registry
 	// Approvals is the approval page; nil without Config.PublicBaseURL.
 	Approvals *approvals.Page
+	// Lane is the upload lane (nil without Config.Lane).
+	Lane *uploads.Lane
+	// Duties are the sweeper's recovery duties of what was composed (the
+	// upload lane's copy to verified/); a front door that sweeps runs them
+	// (sweep.Run).
+	Duties []sweep.Duty
 
-	oauth *oauth.Verifier
+	oauth     *oauth.Verifier
+	downloads http.Handler
 }
 
 // New composes the endpoint.
@@ -196,6 +230,16 @@ func New(cfg Config) (*Server, error) {
 	if err := readtools.Register(reg, readtools.Options{Repo: repo}); err != nil {
 		return nil, err
 	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	var lane *uploads.Lane
+	if lc := cfg.Lane; lc != nil {
+		lane = uploads.New(uploads.Options{Store: cfg.Store, Blob: lc.Blob, Scanner: lc.Scanner, Autonomy: lc.Autonomy, Logger: cfg.Logger})
+		if err := lanetools.Register(reg, lanetools.Options{Lane: lane, Store: cfg.Store, PublicBaseURL: lc.PublicBaseURL}); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.RegisterExtra != nil {
 		if err := cfg.RegisterExtra(reg); err != nil {
 			return nil, err
@@ -229,9 +273,6 @@ func New(cfg Config) (*Server, error) {
 		if err := cfg.RegisterExtraResources(res); err != nil {
 			return nil, err
 		}
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -279,7 +320,12 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{Core: core, MCP: srv, Registry: reg, Prompts: prm, Resources: res, Approvals: page, oauth: cfg.OAuth}, nil
+	out := &Server{Core: core, MCP: srv, Registry: reg, Prompts: prm, Resources: res, Approvals: page, Lane: lane, oauth: cfg.OAuth}
+	if lc := cfg.Lane; lc != nil {
+		out.downloads = &downloads.Handler{Store: cfg.Store, Gate: g, Presigner: lc.Blob, Now: cfg.Now, Logger: cfg.Logger}
+		out.Duties = append(out.Duties, &uploads.CopyDuty{Store: cfg.Store, Blob: lc.Blob, Logger: cfg.Logger})
+	}
+	return out, nil
 }
 
 // approvalPage builds the approval page over the same store and record
@@ -313,9 +359,10 @@ func challenge(v *oauth.Verifier) string {
 }
 
 // Handler routes /mcp to the MCP endpoint, /approvals and below to the
-// approval page when it is configured (Config.PublicBaseURL) and, once an
-// issuer is configured, the RFC 9728 metadata paths to its document; every
-// other path is a JSON 404.
+// approval page when it is configured (Config.PublicBaseURL),
+// /downloads/<token> to the download links when the lane is configured,
+// and, once an issuer is configured, the RFC 9728 metadata paths to its
+// document; every other path is a JSON 404.
 func (s *Server) Handler() http.Handler {
 	var meta http.Handler
 	if s.oauth != nil {
@@ -331,6 +378,9 @@ func (s *Server) Handler() http.Handler {
 			s.Approvals.ServeHTTP(w, r)
 		case meta != nil && (p == oauth.WellKnownPath || p == oauth.WellKnownMCPPath):
 			meta.ServeHTTP(w, r)
+		case s.downloads != nil && strings.HasPrefix(p, downloads.PathPrefix):
+			// Download links need no key: the token is re-checked (package downloads).
+			s.downloads.ServeHTTP(w, r)
 		default:
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusNotFound)

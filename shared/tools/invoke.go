@@ -63,6 +63,8 @@ type Invocation struct {
 	Audit *audit.Record
 	// InBatch marks a call inside a JSON-RPC batch (write tools refuse).
 	InBatch bool
+
+	replay bool // the handler answered a replay from its row (Call.Replayed)
 }
 
 // Outcome is what a governed invocation decided.
@@ -125,8 +127,14 @@ func (r *Registry) Call(ctx context.Context, inv Invocation) Outcome {
 	}
 	structured, w, refusal := r.govern(ctx, &inv, t, args, doc)
 	out := r.shape(ctx, &inv, t, structured, refusal)
-	if out.Err != nil || out.Refusal != nil {
+	// A write tool's own denied decision may carry writes (an upload
+	// rejected after its bytes failed verification frees its slot): they
+	// are committed with its refusal. Every other refusal writes nothing.
+	if out.Err != nil || (out.Refusal != nil && (refusal != nil || w == nil)) {
 		return out
+	}
+	if inv.replay && out.Refusal == nil {
+		inv.Audit.Outcome = audit.OutcomeReplay
 	}
 	if ops := r.opsOf(&inv, t, w); len(ops) > 0 || (w != nil && len(w.After) > 0) {
 		out.Writes = &Writes{Ops: ops, Settle: func(ctx context.Context, failed int) Outcome {

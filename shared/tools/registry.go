@@ -72,8 +72,15 @@ type Spec struct {
 	// AtMostOnce marks a tool with effects that must happen at most once:
 	// in the 2026 era its request state's round is claimed with a
 	// conditional write before it runs, so a replay is refused CONFLICT.
-	AtMostOnce  bool
-	Annotations mcp.ToolAnnotations
+	AtMostOnce bool
+	// ReportsSpent marks a tool that spends an upload grant
+	// (begin_upload_session, complete_upload): every refusal of it carries
+	// spent, the grant's state after the call (docs/contracts.md §3). A
+	// refusal the pipeline decides before the tool reads its grant
+	// (validation, rate limit, kill switch) says false: the call spent
+	// nothing, and it does not tell the state of a grant it did not read.
+	ReportsSpent bool
+	Annotations  mcp.ToolAnnotations
 	// InputSchema, when set, is the tool's input schema verbatim: a JSON
 	// object with "type":"object" that tools/list advertises as given (only
 	// compacted) and arguments are validated against, instead of the schema
@@ -110,7 +117,13 @@ type Call struct {
 
 	write   *Write
 	matters []string // reported by ReportMatter
+	replay  bool     // set by Replayed
 }
+
+// Replayed marks a governed write answered with its original receipt
+// without writing (the receipt read from its row): the audit outcome is
+// "ok:replay", as for a replay settled on the conflict path.
+func (c *Call) Replayed() { c.replay = true }
 
 // ReportMatter records that the answer contains rows of the matter id, so
 // the call's audit row is indexed under it (audit.Record.Matters: "who read
@@ -521,7 +534,8 @@ func (r *Registry) call(ctx context.Context, req *mcp.Request) (any, error) {
 // rateLimited is tools/call's rate refusal when the reservation fails at
 // commit: the isError RATE_LIMITED result admission would have answered.
 func (r *Registry) rateLimited(req *mcp.Request) any {
-	inv := r.invocation(req, "", nil)
+	name, _ := req.Params.String("name") // a write tool's refusal is its denied decision
+	inv := r.invocation(req, name, nil)
 	secs := max(1, req.Rate.RetryAfterSeconds())
 	res, _ := r.refusalResult(&inv, &Refusal{Class: ClassRateLimited, Limit: req.Rate.Limit, RetryAfterS: secs,
 		Message: fmt.Sprintf("Rate limit exceeded for this credential: retry after %d seconds.", secs)}).Encode()
@@ -584,6 +598,7 @@ func (r *Registry) govern(ctx context.Context, inv *Invocation, t *tool, args js
 	}
 	inv.Audit.AddMatter(c.Matter.ID)
 	inv.Audit.AddMatter(c.matters...)
+	inv.replay = c.replay
 	return out, c.write, nil
 }
 
@@ -613,8 +628,15 @@ type Raw struct {
 // {"status":"denied","executed":false,"error":…} — or, for revisions
 // without structured output, as a second text block.
 func (r *Registry) refusalResult(inv *Invocation, ref *Refusal) *mcp.CallToolResult {
+	t, known := r.tools[inv.Name]
+	if known && t.spec.ReportsSpent && ref.Spent == nil {
+		spent := false
+		cp := *ref
+		cp.Spent = &spent
+		ref = &cp
+	}
 	var body any = map[string]*Refusal{"error": ref}
-	if t, ok := r.tools[inv.Name]; ok && t.spec.Write {
+	if known && t.spec.Write {
 		body = Denied(ref)
 	}
 	res := &mcp.CallToolResult{

@@ -95,6 +95,10 @@ type Options struct {
 	MaxConcurrent map[ratelimit.Lane]int
 	// ParamsDecoded: see server.Config.
 	ParamsDecoded func(method string, decodes int)
+	// Lane, when set, serves the upload lane and downloads (server.Config.Lane)
+	// over its blob store and scanner; a PublicBaseURL left empty is each
+	// instance's own httptest URL.
+	Lane *server.LaneConfig
 	// OAuth, when set, makes every instance an OAuth resource server for
 	// this issuer configuration; each instance's PublicBaseURL is its own
 	// httptest URL, so its canonical resource is that URL + "/mcp".
@@ -186,6 +190,7 @@ func New(t testing.TB, opts Options) *Env {
 		GETStream: opts.GETStream, StreamPoll: 10 * time.Millisecond, Heartbeat: 20 * time.Millisecond,
 		Recheck:     50 * time.Millisecond,
 		MaxSessions: opts.MaxSessions, MaxConcurrent: opts.MaxConcurrent, ParamsDecoded: opts.ParamsDecoded,
+		Lane: opts.Lane,
 	}
 	env.oauth, env.approvals = opts.OAuth, opts.Approvals
 	env.Server, env.URL = env.Instance(t)
@@ -224,6 +229,11 @@ func (e *Env) Instance(t testing.TB) (*server.Server, string) {
 	}
 	if e.approvals {
 		cfg.PublicBaseURL = "http://" + hs.Listener.Addr().String()
+	}
+	if cfg.Lane != nil && cfg.Lane.PublicBaseURL == "" {
+		lc := *cfg.Lane
+		lc.PublicBaseURL = "http://" + hs.Listener.Addr().String()
+		cfg.Lane = &lc
 	}
 	srv, err := server.New(cfg)
 	if err != nil {
