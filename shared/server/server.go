@@ -1,6 +1,6 @@
 // Package server composes Custody's /mcp endpoint from its ports: the store
 // behind the gate (authentication, rate limits, audit), the tool registry
-// with the read tools, the prompt and resource registries with Custody's own
+// with the read tools and the governed writes (shared/writetools), the prompt and resource registries with Custody's own
 // prompts and resources, completion, and the MCP transport. The local
 // all-in-one server (scripts/dev) and the Lambda function (functions/mcp)
 // build the same handler here; neither knows which engines it runs on.
@@ -32,6 +32,7 @@ import (
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/subscriptions"
 	"github.com/custodymcp/custody/shared/tools"
+	"github.com/custodymcp/custody/shared/writetools"
 )
 
 // Version is the server version reported in serverInfo.
@@ -100,6 +101,13 @@ type Config struct {
 	// AuditRetention is how long audit rows are kept (their TTL); 0 means
 	// gate.DefaultAuditRetention (7 years).
 	AuditRetention time.Duration
+	// PublicBaseURL is the base clients reach the deployment at (with any
+	// stage prefix): a filed proposal's review_url is PublicBaseURL +
+	// "/approvals" (docs/contracts.md §4).
+	PublicBaseURL string
+	// ProposalLife is a proposal's life; 0 means 7 days
+	// (writetools.Options.ProposalLife).
+	ProposalLife time.Duration
 	// ParamsDecoded is the measurement hook of mcp.Options.ParamsDecoded.
 	ParamsDecoded func(method string, decodes int)
 	// OAuth, when set, makes /mcp an OAuth resource server beside its API
@@ -174,9 +182,13 @@ func New(cfg Config) (*Server, error) {
 	matters := frozenAware{Funnel: funnel, frozen: cfg.KillSwitch.FrozenTenants}
 	reg := tools.NewRegistry(tools.Options{
 		Funnel: funnel, Cursors: cursors, PageSize: cfg.ToolPageSize,
-		KillSwitch: cfg.KillSwitch, Logger: cfg.Logger,
+		KillSwitch: cfg.KillSwitch, Logger: cfg.Logger, Store: cfg.Store,
 	})
 	if err := readtools.Register(reg, readtools.Options{Repo: repo}); err != nil {
+		return nil, err
+	}
+	if err := writetools.Register(reg, writetools.Options{Store: cfg.Store, Repo: repo,
+		PublicBaseURL: cfg.PublicBaseURL, ProposalLife: cfg.ProposalLife}); err != nil {
 		return nil, err
 	}
 	if cfg.RegisterExtra != nil {

@@ -53,10 +53,10 @@ func NewClock(start time.Time) *Clock { return &Clock{now: start} }
 
 // Roles of the keys an Env mints.
 const (
-	Attorney    = "attorney"     // demo attorney, every read scope
+	Attorney    = "attorney"     // demo attorney, every read scope and write
 	Attorney2   = "attorney2"    // a second key of the same attorney
 	Paralegal   = "paralegal"    // demo paralegal (screened from one matter)
-	ClientSafe  = "client_safe"  // the attorney, client-safe class
+	ClientSafe  = "client_safe"  // the attorney, client-safe class (read scopes; never write)
 	AllowListed = "allow_listed" // the attorney, restricted to one matter
 	ReadOnly    = "read_only"    // the attorney, scope read only (no docs:read)
 	OtherFirm   = "other_firm"   // a principal of another tenant
@@ -151,7 +151,10 @@ func New(t testing.TB, opts Options) *Env {
 	env := &Env{Clock: clock, Store: st, Faulty: storetest.NewFaulty(st), Keys: map[string]string{},
 		Creds: map[string]*auth.Credential{}, DataPath: dataPath}
 	env.AllowedMatter = seed.DemoMatters[0]
-	all := []auth.Scope{auth.ScopeRead, auth.ScopeDocsRead, auth.ScopeTasksRead, auth.ScopeAnalysisRead}
+	reads := []auth.Scope{auth.ScopeRead, auth.ScopeDocsRead, auth.ScopeTasksRead, auth.ScopeAnalysisRead}
+	// Every key but the client-safe and read-only ones may write (a
+	// client-safe credential never holds write: auth.Mint refuses it).
+	all := append([]auth.Scope{auth.ScopeWrite}, reads...)
 	mints := []struct {
 		role string
 		req  auth.MintRequest
@@ -159,7 +162,7 @@ func New(t testing.TB, opts Options) *Env {
 		{Attorney, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Scopes: all}},
 		{Attorney2, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Scopes: all}},
 		{Paralegal, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoParalegal, Scopes: all}},
-		{ClientSafe, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Scopes: all, Class: auth.ClassClientSafe}},
+		{ClientSafe, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Scopes: reads, Class: auth.ClassClientSafe}},
 		{AllowListed, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Scopes: all, AllowList: []string{env.AllowedMatter}}},
 		{ReadOnly, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Scopes: []auth.Scope{auth.ScopeRead}}},
 		{OtherFirm, auth.MintRequest{Tenant: seed.OtherTenant, Owner: seed.OtherPrincipal, Scopes: all}},
