@@ -55,19 +55,27 @@ const (
 // reserved key (Reserved) with its value and every string value shaped
 // like a confirmation nonce, and returns what is left and the paths it
 // removed ("args.force", "args.options.case_id", "args.items.2"), in the
-// order met (object keys sorted): paths only, never a value. args is not
-// modified.
+// order met (object keys sorted): paths only, never a value. An object
+// left empty by stripping goes with what it held (its own path is not
+// listed). args is not modified.
 func Strip(args map[string]any) (clean map[string]any, stripped []string) {
-	var paths []string
-	clean, _ = stripValue(args, "args", &paths).(map[string]any)
+	var s stripping
+	clean, _ = stripValue(args, "args", &s).(map[string]any)
 	if clean == nil {
 		clean = map[string]any{}
 	}
-	return clean, paths
+	return clean, s.paths
 }
 
-func record(paths *[]string, path string) {
-	if len(*paths) >= maxStripped {
+// stripping is what Strip removed so far: n values, the first paths.
+type stripping struct {
+	paths []string
+	n     int
+}
+
+func record(s *stripping, path string) {
+	s.n++
+	if len(s.paths) >= maxStripped {
 		return
 	}
 	if len(path) > maxPathLen {
@@ -77,14 +85,14 @@ func record(paths *[]string, path string) {
 		}
 		path = path[:cut] + "…"
 	}
-	*paths = append(*paths, path)
+	s.paths = append(s.paths, path)
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // stripValue returns v without its reserved keys and nonce-shaped
 // strings; dropped reports a value removed as a whole (a nonce).
-func stripValue(v any, path string, paths *[]string) any {
+func stripValue(v any, path string, paths *stripping) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
@@ -103,7 +111,14 @@ func stripValue(v any, path string, paths *[]string) any {
 				record(paths, p)
 				continue
 			}
-			out[k] = stripValue(x[k], p, paths)
+			before := paths.n
+			v := stripValue(x[k], p, paths)
+			if m, isObject := v.(map[string]any); isObject && len(m) == 0 && paths.n > before {
+				// An object that held only what was stripped was a
+				// wrapper for it ({"options": {"case_id": …}}): it goes too.
+				continue
+			}
+			out[k] = v
 		}
 		return out
 	case []any:
