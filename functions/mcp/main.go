@@ -110,6 +110,7 @@ func newServer(cfg Config, st store.Store, cursorKey []byte, logger *slog.Logger
 		AuditRetention: cfg.AuditRetention,
 		Logger:         logger,
 		OAuth:          verifier,
+		PublicBaseURL:  cfg.PublicBaseURL,
 	})
 }
 

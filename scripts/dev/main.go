@@ -201,6 +201,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	cfg := server.Config{
 		Store: st, CursorKey: cursorKey, AllowedOrigins: origins,
 		AllowedHosts: loopbackHosts(bound), Logger: logger, ToolPageSize: *pageSize,
+		PublicBaseURL: "http://" + bound.String(),
 	}
 	if *fixtures {
 		// A name such as localhost may still have resolved elsewhere.
@@ -328,7 +329,7 @@ func devKey(ctx context.Context, dir datadir.Dir, st store.Store) (string, error
 	}
 	key, _, err = auth.Mint(ctx, st, auth.MintRequest{
 		Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Label: "dev key (make run)",
-		Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeDocsRead, auth.ScopeTasksRead, auth.ScopeAnalysisRead},
+		Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite, auth.ScopeDocsRead, auth.ScopeTasksRead, auth.ScopeAnalysisRead},
 	}, time.Now())
 	if err != nil {
 		return "", fmt.Errorf("mint the dev key: %w", err)

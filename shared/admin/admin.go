@@ -72,6 +72,7 @@ func Info(c *auth.Credential) KeyInfo {
 // Handler serves /admin/keys (GET ?tenant=…, POST),
 // /admin/keys/{id}/revoke (POST ?tenant=…), and the record's administration
 // (records.go): /admin/tenants, /admin/import and /admin/screens (POST),
+// and the autonomy settings (autonomy.go: GET and POST /admin/autonomy),
 // each only when signed after a challenge, and POST /admin/challenge, the
 // one route that takes no credential (handshake.go). token is the data
 // folder's admin token; now dates nonces and records.
@@ -118,6 +119,7 @@ func Handler(st store.Store, token string, now func() time.Time) http.Handler {
 		}
 	})
 	recordRoutes(mux, st, now)
+	autonomyRoutes(mux, st, now)
 	return guard(&authenticator{token: token, now: now, pending: map[string]time.Time{}}, mux)
 }
 

@@ -70,7 +70,7 @@ func TestReservedKeysAreComparedLowerCasedWithDashesFolded(t *testing.T) {
 		"matter": true, "matter_id": true, "MatterID": true, "approval_id": true, "approved": true,
 		"nonce": true, "override": true, "overrides": true, "bypass": true, "autonomy": true,
 		"cnf_0123456789abcdef0123456789ABCDEF": true,
-		"title": false, "due_date": false, "case": false, "tenancy": false, "skip": false, "forced": false,
+		"title":                                false, "due_date": false, "case": false, "tenancy": false, "skip": false, "forced": false,
 		"document_id": false, "note": false, "approve": false,
 	} {
 		if got := proposals.Reserved(key); got != want {

@@ -617,13 +617,17 @@ func TestTheDecisionShapesValidateAndNoMessageQuotesAValue(t *testing.T) {
 	pending := s.Tool(t, writetools.ToolProposeAction, proposeArgs(seed.Alvarez, "shape", proposals.ActionCreateDeadline, deadlineArgs()))
 	const secret = "SECRET-VALUE-7f3a"
 	refusals := map[string]map[string]any{
-		"a bad date":            proposeArgs(seed.Alvarez, "r1", proposals.ActionCreateDeadline, map[string]any{"title": "t", "due_date": secret, "kind": "expert"}),
-		"a bad kind":            proposeArgs(seed.Alvarez, "r2", proposals.ActionCreateDeadline, map[string]any{"title": "t", "due_date": "2026-12-14", "kind": secret}),
-		"a bad label":           proposeArgs(seed.Alvarez, "r3", proposals.ActionAddExhibit, map[string]any{"document_id": "d_alv_answer", "label": secret + " !"}),
-		"an absent document":    proposeArgs(seed.Alvarez, "r4", proposals.ActionAddExhibit, map[string]any{"document_id": secret, "label": "PX-9"}),
-		"an absent matter":      proposeArgs(secret, "r5", proposals.ActionCreateDeadline, deadlineArgs()),
-		"a bad key":             proposeArgs(seed.Alvarez, secret+"\u0001", proposals.ActionCreateDeadline, deadlineArgs()),
-		"a too-long reason":     func() map[string]any { a := proposeArgs(seed.Alvarez, "r6", proposals.ActionCreateDeadline, deadlineArgs()); a["reason"] = strings.Repeat(secret, 200); return a }(),
+		"a bad date":         proposeArgs(seed.Alvarez, "r1", proposals.ActionCreateDeadline, map[string]any{"title": "t", "due_date": secret, "kind": "expert"}),
+		"a bad kind":         proposeArgs(seed.Alvarez, "r2", proposals.ActionCreateDeadline, map[string]any{"title": "t", "due_date": "2026-12-14", "kind": secret}),
+		"a bad label":        proposeArgs(seed.Alvarez, "r3", proposals.ActionAddExhibit, map[string]any{"document_id": "d_alv_answer", "label": secret + " !"}),
+		"an absent document": proposeArgs(seed.Alvarez, "r4", proposals.ActionAddExhibit, map[string]any{"document_id": secret, "label": "PX-9"}),
+		"an absent matter":   proposeArgs(secret, "r5", proposals.ActionCreateDeadline, deadlineArgs()),
+		"a bad key":          proposeArgs(seed.Alvarez, secret+"\u0001", proposals.ActionCreateDeadline, deadlineArgs()),
+		"a too-long reason": func() map[string]any {
+			a := proposeArgs(seed.Alvarez, "r6", proposals.ActionCreateDeadline, deadlineArgs())
+			a["reason"] = strings.Repeat(secret, 200)
+			return a
+		}(),
 		"an unknown args field": proposeArgs(seed.Alvarez, "r7", proposals.ActionCreateDeadline, map[string]any{"title": "t", "due_date": "2026-12-14", "kind": "expert", "x": secret}),
 	}
 	var denied []map[string]any
