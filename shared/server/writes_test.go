@@ -532,13 +532,24 @@ func RaceNotes(t *testing.T, env *servertest.Env, n int) {
 	ids := make([]string, n)
 	var wg sync.WaitGroup
 	start := make(chan struct{})
+	params, _ := json.Marshal(map[string]any{"name": writetools.ToolAddCaseNote, "arguments": args})
 	for i := range n {
 		wg.Go(func() {
+			// Session.Tool numbers requests and is not for concurrent use.
+			body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, 1000+i, params)
 			<-start
-			res := s.Tool(t, writetools.ToolAddCaseNote, args)
-			sc, _ := res["structuredContent"].(map[string]any)
-			data, _ := sc["data"].(map[string]any)
-			ids[i], _ = data["note_id"].(string)
+			var msg struct {
+				Result struct {
+					StructuredContent struct {
+						Data struct {
+							NoteID string `json:"note_id"`
+						} `json:"data"`
+					} `json:"structuredContent"`
+				} `json:"result"`
+			}
+			if r := s.Post(t, []byte(body)); r.Status == http.StatusOK && json.Unmarshal(r.Body, &msg) == nil {
+				ids[i] = msg.Result.StructuredContent.Data.NoteID
+			}
 		})
 	}
 	close(start)
