@@ -617,6 +617,18 @@ func TestAnActionWithoutImpactIsFiledAndNeverBatchEligible(t *testing.T) {
 	if err != nil || p.Impact != nil || p.BatchEligible {
 		t.Errorf("stored impact %v, batch eligible %v (%v); want none recorded and false", p.Impact, p.BatchEligible, err)
 	}
+	// A registry without an add_case_note action still writes notes.
+	raw, _ = json.Marshal(map[string]any{"case_id": seed.Alvarez, "body": "Still a note.", "idempotency_key": "n"})
+	out, err = reg.Run(t.Context(), core.Gate, adm, tools.Invocation{Name: writetools.ToolAddCaseNote, Arguments: raw,
+		Credential: adm.Credential, Revision: mcp.Rev20251125, Rate: adm.Rate, Now: env.Clock.Now(), Arrived: time.Now(),
+		Audit: &audit.Record{RequestID: "note", At: env.Clock.Now(), Tenant: cred.Tenant, Principal: cred.Owner, CredentialID: cred.ID, Method: "tools/call"}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(out.Result.StructuredContent)
+	if d = nil; json.Unmarshal(b, &d) != nil || d["status"] != "executed" {
+		t.Errorf("add_case_note with that registry = %s, want executed", b)
+	}
 }
 
 // The decision's three shapes validate against both write tools'

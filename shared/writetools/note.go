@@ -35,7 +35,10 @@ func (in NoteInput) MatterID() string { return in.CaseID }
 type notePlan struct {
 	idem    store.Key
 	content string
-	doc     int // index of the cited document's row, -1 without one
+	// indexes into Call.Prefetched (-1: not read)
+	idemAt, docAt int
+	// propose is the add_case_note proposal of the same key (nil when the
+	// registry has no add_case_note action: then there is none to file).
 	propose *plan
 }
 
@@ -87,22 +90,28 @@ func (wt *writeTools) prefetchNote(c *tools.Call, in any) ([]store.Key, error) {
 	n := in.(*NoteInput)
 	tenant := c.Who.Tenant
 	np := &notePlan{idem: idemKey(tenant, n.CaseID, c.Credential.ID, n.IdempotencyKey),
-		content: noteContent(n.Body, n.DocumentID), doc: -1}
-	args := map[string]any{"body": n.Body}
-	if n.DocumentID != "" {
-		args["document_id"] = n.DocumentID
-	}
-	pl, err := wt.plan(c, n.CaseID, proposals.ActionAddCaseNote, args, n.IdempotencyKey, ToolAddCaseNote)
-	if err != nil {
-		return nil, err
-	}
-	np.propose = pl
-	keys := pl.keys(tenant, n.CaseID)
-	for r, i := range pl.refAt {
-		if r.Kind == proposals.TargetDocument && r.ID == n.DocumentID {
-			np.doc = i
+		content: noteContent(n.Body, n.DocumentID), docAt: -1}
+	var keys []store.Key
+	if _, ok := wt.actions.Action(proposals.ActionAddCaseNote); ok {
+		args := map[string]any{"body": n.Body}
+		if n.DocumentID != "" {
+			args["document_id"] = n.DocumentID
+		}
+		pl, err := wt.plan(c, n.CaseID, proposals.ActionAddCaseNote, args, n.IdempotencyKey, ToolAddCaseNote)
+		if err != nil {
+			return nil, err
+		}
+		np.propose = pl
+		keys = pl.keys(tenant, n.CaseID)
+		if i, ok := pl.refAt[proposals.Ref{Kind: proposals.TargetDocument, ID: n.DocumentID}]; ok {
+			np.docAt = i
 		}
 	}
+	if n.DocumentID != "" && np.docAt < 0 {
+		np.docAt = len(keys)
+		keys = append(keys, records.DocumentKey(tenant, n.CaseID, n.DocumentID))
+	}
+	np.idemAt = len(keys)
 	n.note = np
 	return append(keys, np.idem), nil
 }
@@ -119,20 +128,24 @@ func (wt *writeTools) addCaseNote(ctx context.Context, c *tools.Call, in NoteInp
 		return tools.Decision{}, fmt.Errorf("writetools: the note was not planned")
 	}
 	rows := c.Prefetched
-	if it := rows[len(rows)-1]; it != nil {
+	if it := rows[np.idemAt]; it != nil {
 		if it.String("content_sha256") != np.content {
 			return tools.Denied(conflictRefusal()), nil
 		}
 		c.Write(tools.Write{Replay: true})
 		return noteReplay(*it)
 	}
-	if c.Autonomy == autonomy.L1 || rows[np.propose.proposal] != nil {
+	filed := np.propose != nil && rows[np.propose.proposal] != nil
+	if c.Autonomy == autonomy.L1 || filed {
 		// Every write is a proposal at L1; and a key that already filed
 		// one (at L1 before) answers that proposal, not a second effect.
+		if np.propose == nil {
+			return tools.Denied(tools.Refuse(tools.ClassKillSwitch, "Notes cannot be filed as proposals for this firm right now; nothing was written.")), nil
+		}
 		return wt.file(ctx, c, np.propose, "")
 	}
-	if np.doc >= 0 {
-		if ref := visibleRef(c, proposals.Ref{Kind: proposals.TargetDocument, ID: in.DocumentID}, rows[np.doc]); ref != nil {
+	if np.docAt >= 0 {
+		if ref := visibleRef(c, proposals.Ref{Kind: proposals.TargetDocument, ID: in.DocumentID}, rows[np.docAt]); ref != nil {
 			return tools.Denied(ref), nil
 		}
 	}
