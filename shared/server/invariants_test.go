@@ -70,7 +70,7 @@ func TestEveryReadToolIsCovered(t *testing.T) {
 	for _, name := range env.Server.Registry.Names() {
 		// The governed writes and list_actions (scope write) answer the
 		// decision shape or the action registry, not an attested read:
-		// shared/server/writes_test.go covers them.
+		// servertest.WriteSuite covers them, on both engines.
 		if spec, _ := env.Server.Registry.Spec(name); spec.Scope == auth.ScopeWrite {
 			continue
 		}

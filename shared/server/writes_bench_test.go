@@ -62,13 +62,13 @@ func BenchmarkGovernedWrites(b *testing.B) {
 				resetCounter(b)
 				b.StartTimer()
 			}
-			post(b, i, writetools.ToolProposeAction, proposeArgs(seed.Alvarez, fmt.Sprintf("bench-%d-%d", round, i),
-				"create_deadline", deadlineArgs()))
+			post(b, i, writetools.ToolProposeAction, servertest.ProposeArgs(seed.Alvarez, fmt.Sprintf("bench-%d-%d", round, i),
+				"create_deadline", servertest.DeadlineArgs()))
 		})
 	})
 	b.Run("propose_action replay", func(b *testing.B) {
 		resetCounter(b)
-		args := proposeArgs(seed.Alvarez, fmt.Sprint("bench-replay-", round), "create_deadline", deadlineArgs())
+		args := servertest.ProposeArgs(seed.Alvarez, fmt.Sprint("bench-replay-", round), "create_deadline", servertest.DeadlineArgs())
 		post(b, 0, writetools.ToolProposeAction, args)
 		run(b, func(b *testing.B, i int) { post(b, i, writetools.ToolProposeAction, args) })
 	})

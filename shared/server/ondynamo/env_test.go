@@ -176,14 +176,14 @@ type dynEnv struct {
 // firm and the other firm imported, servertest's keys minted, one clock for
 // the server and the engine (so expiry and rate windows agree). The counts
 // start at zero when it returns.
-func newDynEnv(t *testing.T, opts servertest.Options) *dynEnv {
+func newDynEnv(t testing.TB, opts servertest.Options) *dynEnv {
 	t.Helper()
 	return newDynEnvWrapped(t, opts, nil)
 }
 
 // newDynEnvWrapped is newDynEnv with the engine wrapped (a decorator that
 // holds chosen calls) before servertest's fault decorator.
-func newDynEnvWrapped(t *testing.T, opts servertest.Options, wrap func(store.Store) store.Store) *dynEnv {
+func newDynEnvWrapped(t testing.TB, opts servertest.Options, wrap func(store.Store) store.Store) *dynEnv {
 	t.Helper()
 	if opts.Clock == nil {
 		opts.Clock = servertest.NewClock(servertest.Epoch)

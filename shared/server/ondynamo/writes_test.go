@@ -349,3 +349,11 @@ func TestRacesOfTheWritePathsOnDynamoDB(t *testing.T) {
 		t.Errorf("%d note rows, want 1", rows)
 	}
 }
+
+// The governed writes' behaviour on DynamoDB: servertest.WriteSuite, case
+// by case on a fresh table.
+func TestGovernedWritesOnDynamoDB(t *testing.T) {
+	servertest.WriteSuite(t, func(t testing.TB, opts servertest.Options) *servertest.Env {
+		return newDynEnv(t, opts).Env
+	})
+}
