@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -299,7 +300,9 @@ type Session struct {
 	Key      string
 	ID       string
 	Revision string
-	nextID   int
+	// lastID numbers the session's requests; atomic, so that Call and
+	// Tool may be used from many goroutines (the races of RaceReceipts).
+	lastID atomic.Int64
 }
 
 // Initialize starts a session for the role's key at revision rev and sends
@@ -318,7 +321,8 @@ func (e *Env) InitializeWith(t testing.TB, role, rev, caps string) *Session {
 	if resp.Status != http.StatusOK {
 		t.Fatalf("initialize: %d %s", resp.Status, resp.Body)
 	}
-	s := &Session{env: e, Key: key, ID: resp.Header.Get("Mcp-Session-Id"), Revision: rev, nextID: 1}
+	s := &Session{env: e, Key: key, ID: resp.Header.Get("Mcp-Session-Id"), Revision: rev}
+	s.lastID.Store(1)
 	if got := resp.JSON(t)["result"].(map[string]any)["protocolVersion"]; got != rev && rev != "" {
 		s.Revision = got.(string)
 	}
@@ -348,12 +352,12 @@ func (s *Session) PostTo(t testing.TB, url string, body []byte, extra ...string)
 // Call sends a request and returns its decoded JSON-RPC response.
 func (s *Session) Call(t testing.TB, method string, params any) map[string]any {
 	t.Helper()
-	s.nextID++
+	id := s.lastID.Add(1)
 	p, err := json.Marshal(params)
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, s.nextID, method, p)
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, p)
 	resp := s.Post(t, []byte(body))
 	if resp.Status != http.StatusOK {
 		t.Fatalf("%s: HTTP %d %s", method, resp.Status, resp.Body)
