@@ -301,8 +301,9 @@ type Session struct {
 	ID       string
 	Revision string
 	// lastID numbers the session's requests; atomic, so that Call and
-	// Tool may be used from many goroutines (the races of RaceReceipts).
-	lastID atomic.Int64
+	// Tool may be used from many goroutines (the races of RaceReceipts),
+	// and shared by a copy of the Session (a second key in the session).
+	lastID *atomic.Int64
 }
 
 // Initialize starts a session for the role's key at revision rev and sends
@@ -321,7 +322,7 @@ func (e *Env) InitializeWith(t testing.TB, role, rev, caps string) *Session {
 	if resp.Status != http.StatusOK {
 		t.Fatalf("initialize: %d %s", resp.Status, resp.Body)
 	}
-	s := &Session{env: e, Key: key, ID: resp.Header.Get("Mcp-Session-Id"), Revision: rev}
+	s := &Session{env: e, Key: key, ID: resp.Header.Get("Mcp-Session-Id"), Revision: rev, lastID: new(atomic.Int64)}
 	s.lastID.Store(1)
 	if got := resp.JSON(t)["result"].(map[string]any)["protocolVersion"]; got != rev && rev != "" {
 		s.Revision = got.(string)
