@@ -17,6 +17,7 @@ func TestHelpPrintsTheUsageToStdoutAndSucceeds(t *testing.T) {
 		{"keys", "mint", "-h"}, {"keys", "list", "--help"}, {"keys", "revoke", "-h"},
 		{"tenant", "create", "-h"}, {"import", "-h"}, {"table", "create", "-h"},
 		{"screen", "add", "-h"}, {"screen", "remove", "--help"}, {"signin-link", "-h"},
+		{"autonomy", "set", "-h"}, {"autonomy", "list", "--help"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			var out, errOut bytes.Buffer

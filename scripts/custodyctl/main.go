@@ -1,8 +1,9 @@
 // Command custodyctl operates Custody on either storage engine: it creates
 // the DynamoDB table, creates tenants, imports records in the seed format,
 // mints, lists and revokes API keys and upload grants, puts principals
-// behind (or takes them out of) a matter's ethical wall, and makes one-time
-// sign-in links to the approval page.
+// behind (or takes them out of) a matter's ethical wall, makes one-time
+// sign-in links to the approval page, and sets the firm's autonomy levels
+// for governed writes (docs/decisions.md "Autonomy").
 //
 //	custodyctl table create
 //	custodyctl tenant create --tenant ID --name NAME
@@ -15,6 +16,8 @@
 //	custodyctl grant mint --key CRED_ID --case CASE_ID --by ADMIN [--ttl 24h] [--max-open 3] [--tenant demo]
 //	custodyctl grant list   [--tenant demo]
 //	custodyctl grant revoke [--tenant demo] GRANT_ID
+//	custodyctl autonomy set  --name TOOL_OR_ACTION|'*' --level L0…L4|clear [--tenant demo]
+//	custodyctl autonomy list [--tenant demo]
 //
 // A sign-in link is <public base>/approvals/signin?t=csl_<48 hex>, single
 // use, for the TTL (1 min to 24 h). The public base is --base, else, through
@@ -44,6 +47,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -53,6 +57,7 @@ import (
 	"github.com/custodymcp/custody/shared/admin"
 	"github.com/custodymcp/custody/shared/approvals"
 	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/autonomy"
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/store/dynamostore"
 	"github.com/custodymcp/custody/shared/uploads"
@@ -71,6 +76,7 @@ commands:
   keys mint --owner PRINCIPAL --scopes "read docs:read" [--tenant demo]
             [--class standard|client_safe] [--allow CASE_ID,...] [--label TEXT]
             [--rate-read N] [--rate-expensive N] [--rate-write N]
+            (a client_safe key never holds write)
   keys list [--tenant demo]
   keys revoke [--tenant demo] CREDENTIAL_ID
   screen add|remove --case CASE_ID --principal PRINCIPAL [--tenant demo] [--reason TEXT]
@@ -80,6 +86,9 @@ commands:
                                    a single-use upload grant; the token is printed once
   grant list [--tenant demo]
   grant revoke [--tenant demo] GRANT_ID
+  autonomy set --name TOOL_OR_ACTION --level L0|L1|L2|L3|L4|clear [--tenant demo]
+                                   '*' names the tenant default; an absent setting is L2
+  autonomy list [--tenant demo]
 
 environment:
   STORE_ENGINE       file (default) or dynamodb
@@ -330,6 +339,29 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 			fmt.Fprintf(stdout, "revoked %s\n", fl.Arg(0))
 			return nil
 		}
+	case "autonomy set":
+		fl.Usage = subUsage(fl, "autonomy set --name TOOL_OR_ACTION --level L0|L1|L2|L3|L4|clear [--tenant ID]")
+		name := fl.String("name", "", "a write tool, an action, or '*' for the tenant default (required)")
+		level := fl.String("level", "", "L0 (no writes) … L4, or clear (required)")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		if *name == "" || *level == "" || fl.NArg() != 0 {
+			return errors.New("autonomy set: --name and --level are required")
+		}
+		act = func(op operator) error {
+			if err := op.SetAutonomy(ctx, admin.AutonomyRequest{Tenant: *tenant, Name: *name, Level: *level}); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "autonomy of %s in %s: %s\n", *name, *tenant, *level)
+			return nil
+		}
+	case "autonomy list":
+		fl.Usage = subUsage(fl, "autonomy list [--tenant ID]")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		act = func(op operator) error { return listAutonomy(ctx, op, *tenant, stdout) }
 	default:
 		if sub == "-h" || sub == "-help" || sub == "--help" {
 			fmt.Fprint(stdout, usage)
@@ -401,12 +433,15 @@ func mintRequest(fl *flag.FlagSet, tenant *string, args []string, stdout, stderr
 	label := fl.String("label", "", "a label for the key")
 	rateRead := fl.Int("rate-read", 0, "requests per minute in the read lane (default: configured)")
 	rateExp := fl.Int("rate-expensive", 0, "requests per minute in the expensive lane (default: configured)")
-	rateWrite := fl.Int("rate-write", 0, "requests per minute in the write lane (default: configured)")
+	rateWrite := fl.Int("rate-write", 0, "governed writes per minute (the write lane; default: configured)")
 	if err := parse(fl, args, stdout, stderr); err != nil {
 		return admin.MintRequest{}, err
 	}
 	if *owner == "" {
 		return admin.MintRequest{}, errors.New("keys mint: --owner is required")
+	}
+	if parsed, err := auth.ParseScopes(*scopes); err == nil && auth.Class(*class) == auth.ClassClientSafe && slices.Contains(parsed, auth.ScopeWrite) {
+		return admin.MintRequest{}, fmt.Errorf("keys mint: %w", auth.ErrClientSafeWrite)
 	}
 	req := admin.MintRequest{Tenant: *tenant, Owner: *owner, Scopes: *scopes, Class: *class, Label: *label}
 	if *allow != "" {
@@ -422,6 +457,9 @@ func mintRequest(fl *flag.FlagSet, tenant *string, args []string, stdout, stderr
 		}
 		if *rateExp > 0 {
 			req.RateLimits["expensive"] = *rateExp
+		}
+		if *rateWrite > 0 {
+			req.RateLimits["write"] = *rateWrite
 		}
 	}
 	return req, nil
@@ -486,6 +524,22 @@ func listGrants(ctx context.Context, op operator, tenant string, stdout io.Write
 	return tw.Flush()
 }
 
+func listAutonomy(ctx context.Context, op operator, tenant string, stdout io.Writer) error {
+	settings, err := op.ListAutonomy(ctx, tenant)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tLEVEL\tUPDATED")
+	for _, s := range settings {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.LevelText, s.UpdatedAt.UTC().Format(time.RFC3339))
+	}
+	if len(settings) == 0 {
+		fmt.Fprintf(tw, "(none: every governed write of %s runs at L2)\n", tenant)
+	}
+	return tw.Flush()
+}
+
 // operator is what custodyctl does, on a store it opened or through a
 // running dev server's admin endpoint.
 type operator interface {
@@ -503,6 +557,8 @@ type operator interface {
 	MintGrant(ctx context.Context, req admin.GrantRequest) (admin.MintedGrant, error)
 	ListGrants(ctx context.Context, tenant string) ([]uploads.GrantInfo, error)
 	RevokeGrant(ctx context.Context, tenant, id string) error
+	SetAutonomy(ctx context.Context, req admin.AutonomyRequest) error
+	ListAutonomy(ctx context.Context, tenant string) ([]autonomy.Setting, error)
 	Close() error
 }
 
@@ -637,6 +693,14 @@ func revokeErr(err error) error {
 	return err
 }
 
+func (d *direct) SetAutonomy(ctx context.Context, req admin.AutonomyRequest) error {
+	return admin.SetAutonomy(ctx, d.st, req, d.now())
+}
+
+func (d *direct) ListAutonomy(ctx context.Context, tenant string) ([]autonomy.Setting, error) {
+	return autonomy.List(ctx, d.st, tenant)
+}
+
 func (d *direct) Close() error { return d.st.Close() }
 
 // remote operates through the running dev server's admin endpoint.
@@ -731,6 +795,15 @@ func (r *remote) ListGrants(ctx context.Context, tenant string) ([]uploads.Grant
 
 func (r *remote) RevokeGrant(ctx context.Context, tenant, id string) error {
 	return r.call(ctx, http.MethodPost, "/admin/grants/"+url.PathEscape(id)+"/revoke?tenant="+url.QueryEscape(tenant), nil, nil)
+}
+
+func (r *remote) SetAutonomy(ctx context.Context, req admin.AutonomyRequest) error {
+	return r.call(ctx, http.MethodPost, "/admin/autonomy", req, nil)
+}
+
+func (r *remote) ListAutonomy(ctx context.Context, tenant string) ([]autonomy.Setting, error) {
+	var out []autonomy.Setting
+	return out, r.call(ctx, http.MethodGet, "/admin/autonomy?tenant="+url.QueryEscape(tenant), nil, &out)
 }
 
 func (r *remote) Close() error { return nil }

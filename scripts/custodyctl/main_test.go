@@ -18,6 +18,7 @@ import (
 	"github.com/custodymcp/custody/scripts/internal/datadir"
 	"github.com/custodymcp/custody/shared/access"
 	"github.com/custodymcp/custody/shared/admin"
+	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/records/seed"
 	"github.com/custodymcp/custody/shared/server"
@@ -371,6 +372,49 @@ func TestEveryCommandOnEveryEngine(t *testing.T) {
 				}
 				if _, err := ctl(t, env, b.args("grant", "revoke", "gnt_0000000000000000")...); err == nil || !strings.Contains(err.Error(), "no such grant") {
 					t.Errorf("revoking an unknown grant = %v, want no such grant", err)
+				}
+			})
+			t.Run("autonomy set and list govern the next write; a client_safe key never holds write", func(t *testing.T) {
+				if out, err := ctl(t, env, b.args("keys", "mint", "--owner", seed.DemoAttorney, "--scopes", "read write", "--class", "client_safe")...); err == nil || !errors.Is(err, auth.ErrClientSafeWrite) {
+					t.Errorf("keys mint client_safe with write = %q, %v; want ErrClientSafeWrite", out, err)
+				}
+				writer := strings.TrimSpace(mustCtl(t, env, b.args("keys", "mint", "--owner", seed.DemoAttorney, "--scopes", "read write", "--rate-write", "100")...))
+				note := func(key string) map[string]any {
+					return map[string]any{"case_id": seed.Alvarez, "body": "Called the client.", "idempotency_key": key}
+				}
+				mustCtl(t, env, b.args("autonomy", "set", "--name", "add_case_note", "--level", "L0")...)
+				mustCtl(t, env, b.args("autonomy", "set", "--name", "*", "--level", "l1")...)
+				out := mustCtl(t, env, b.args("autonomy", "list")...)
+				for _, want := range [][]string{{"*", "L1"}, {"add_case_note", "L0"}} {
+					found := false
+					for _, l := range strings.Split(out, "\n") {
+						if f := strings.Fields(l); len(f) >= 2 && f[0] == want[0] && f[1] == want[1] {
+							found = true
+						}
+					}
+					if !found {
+						t.Errorf("autonomy list has no %s %s:\n%s", want[0], want[1], out)
+					}
+				}
+				if b.mcp != "" {
+					if status, res := mcpTool(t, b.mcp, writer, "add_case_note", note("a1")); status != 200 || servertest.RefusalClass(res) != "AUTONOMY_DENIED" {
+						t.Errorf("add_case_note at L0: %d %v, want denied AUTONOMY_DENIED", status, res)
+					}
+				}
+				for _, bad := range [][]string{{"--name", "delete_everything", "--level", "L1"}, {"--name", "add_case_note", "--level", "L7"}, {"--name", "add_case_note"}} {
+					if _, err := ctl(t, env, b.args(append([]string{"autonomy", "set"}, bad...)...)...); err == nil {
+						t.Errorf("autonomy set %v succeeded", bad)
+					}
+				}
+				mustCtl(t, env, b.args("autonomy", "set", "--name", "add_case_note", "--level", "clear")...)
+				mustCtl(t, env, b.args("autonomy", "set", "--name", "*", "--level", "clear")...)
+				if out := mustCtl(t, env, b.args("autonomy", "list")...); !strings.Contains(out, "runs at L2") {
+					t.Errorf("autonomy list after clearing = %q, want none", out)
+				}
+				if b.mcp != "" {
+					if status, res := mcpTool(t, b.mcp, writer, "add_case_note", note("a2")); status != 200 || res["structuredContent"].(map[string]any)["status"] != "executed" {
+						t.Errorf("add_case_note with no setting (L2): %d %v, want executed", status, res)
+					}
 				}
 			})
 

@@ -456,7 +456,7 @@ func devKey(ctx context.Context, dir datadir.Dir, st store.Store) (string, error
 	}
 	key, _, err = auth.Mint(ctx, st, auth.MintRequest{
 		Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Label: "dev key (make run)",
-		Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeDocsRead, auth.ScopeTasksRead, auth.ScopeAnalysisRead},
+		Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite, auth.ScopeDocsRead, auth.ScopeTasksRead, auth.ScopeAnalysisRead},
 	}, time.Now())
 	if err != nil {
 		return "", fmt.Errorf("mint the dev key: %w", err)

@@ -116,6 +116,28 @@ func (f Funnel) Matter(ctx context.Context, who Who, caseID string) (records.Mat
 	return m, nil
 }
 
+// MatterWith is Matter for a write that reads its own rows with the
+// matter: the rows at extra come in the same one batch read (records.Repo.
+// MatterWith), aligned with extra, nil where absent; version is the matter
+// row's. The funnel's rules and answers are Matter's; an id that cannot be
+// valid, or is off the allow-list, costs no read at all (and returns no
+// rows). The rows of a refused matter are not returned.
+func (f Funnel) MatterWith(ctx context.Context, who Who, caseID string, extra []store.Key) (m records.Matter, version int64, rows []*store.Item, err error) {
+	if !records.ValidID(caseID) || !records.ValidID(who.Tenant) || !allowed(who, caseID) {
+		return records.Matter{}, 0, nil, ErrNoMatter
+	}
+	m, version, rows, err = f.repo.MatterWith(ctx, who.Tenant, caseID, extra)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return records.Matter{}, 0, nil, ErrNoMatter
+	case err != nil:
+		return records.Matter{}, 0, nil, fmt.Errorf("resolve matter: %w", err)
+	case !Reaches(who, m):
+		return records.Matter{}, 0, nil, ErrNoMatter
+	}
+	return m, version, rows, nil
+}
+
 // Matters returns every matter the caller reaches, sorted by id, from one
 // query of the tenant partition (paged by the store). A store failure is
 // returned wrapped; an empty result is a nil slice and a nil error.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/custodymcp/custody/shared/auth"
@@ -104,7 +103,7 @@ func (g *Gate) ReadmitWith(ctx context.Context, ref auth.Reference, now time.Tim
 			return nil, nil, &RefusedError{Reason: ReasonUnknown}
 		}
 		cred = &auth.Credential{ID: id, Tenant: ref.Tenant, Owner: ref.Owner, KeyHash: hash,
-			Scopes: slices.Clone(ref.Scopes), Class: ref.Class, Label: "oauth",
+			Scopes: auth.ClassScopes(ref.Class, ref.Scopes), Class: ref.Class, Label: "oauth",
 			OAuth: &auth.OAuthClaims{Issuer: ref.Issuer, Subject: ref.Subject, ClientID: ref.ClientID, ExpiresAt: ref.ExpiresAt}}
 	}
 	own := len(keys)

@@ -66,6 +66,14 @@ func MatterPK(tenant, matter string) string { return TenantPK(tenant) + "#M#" + 
 // buckets and its live-session counters.
 func CredentialPK(keyHash string) string { return "CRED#" + keyHash }
 
+// TenantCredentialPK is the partition of a credential's durable work,
+// under its tenant: what the credential started and may list again with a
+// strongly consistent query (its proposals' pointers; tasks). It is keyed
+// by the credential id, never the key hash, so the id alone addresses it.
+func TenantCredentialPK(tenant, credentialID string) string {
+	return TenantPK(tenant) + "#CRED#" + credentialID
+}
+
 // SessionPK is the partition of a 2025-era session: its row, its parked
 // questions, its outbox, its GET stream slots and its subscriptions.
 func SessionPK(id string) string { return "SESS#" + id }
@@ -119,6 +127,19 @@ func Kinds() []Kind {
 		{Name: "grant listing", PK: "T#{tenant}", SK: "GRANT#{grant}", Owner: "shared/uploads"},
 		{Name: "upload", PK: "UPLOAD#{upload}", SK: "UPLOAD", Owner: "shared/uploads"},
 		{Name: "download token", PK: "DLT#{token hash}", SK: "DLT", Owner: "shared/downloads"},
+		// Governed writes (issue 13): proposals and their inbox rows,
+		// pointers and counter (shared/proposals), the firm's action
+		// configuration (shared/proposals), autonomy settings
+		// (shared/autonomy) and the note idempotency row (shared/writetools).
+		// A pending proposal is in the sweeper index (its expiry) through
+		// sweep.IndexKeys.
+		{Name: "proposal", PK: "T#{tenant}#M#{matter}", SK: "PROP#{proposal}", Owner: "shared/proposals"},
+		{Name: "proposal inbox row", PK: "T#{tenant}#M#{matter}", SK: "PENDING#{time}#{proposal}", Owner: "shared/proposals"},
+		{Name: "pending proposal counter", PK: "T#{tenant}#M#{matter}", SK: "PROPCOUNT", Owner: "shared/proposals"},
+		{Name: "proposal pointer", PK: "T#{tenant}#CRED#{credential}", SK: "PROP#{time}#{proposal}", Owner: "shared/proposals"},
+		{Name: "action configuration", PK: "T#{tenant}", SK: "ACTION#{action}", Owner: "shared/proposals"},
+		{Name: "autonomy setting", PK: "T#{tenant}", SK: "AUTONOMY#{tool or action or *}", Owner: "shared/autonomy"},
+		{Name: "note idempotency row", PK: "T#{tenant}#M#{matter}", SK: "IDEM#NOTE#{digest}", Owner: "shared/writetools"},
 
 		// Prompts, audit.
 		{Name: "prompt override", PK: "T#{tenant}", SK: "PROMPT#{prompt}", Owner: "shared/prompts"},

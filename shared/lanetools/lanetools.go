@@ -43,6 +43,10 @@ func Register(reg *tools.Registry, opts Options) error {
 	if err := tools.Register(reg, tools.Spec{
 		Name: uploads.ToolBegin, Title: "Begin an upload session", Scope: auth.ScopeWrite,
 		Write: true, ReportsSpent: true, Annotations: noEffects,
+		Prefetch: func(_ *tools.Call, in any) ([]store.Key, error) {
+			b := in.(*BeginInput)
+			return uploads.PrefetchKeys(uploads.ToolBegin, b.GrantToken, ""), nil
+		},
 		Description: "Starts depositing one file into a matter with a single-use grant token a firm administrator gave you. " +
 			"Hash the file first: sha256 of the whole file (hex), and part_sha256, the SHA-256 (standard base64) of each 16 MiB part, the last part the remainder. " +
 			"Answers upload_id and one presigned URL per part: PUT each part's exact bytes to its url with exactly its headers (e.g. curl -X PUT -H … --data-binary @part), before expires_at, then call complete_upload. " +
@@ -53,6 +57,10 @@ func Register(reg *tools.Registry, opts Options) error {
 	if err := tools.Register(reg, tools.Spec{
 		Name: uploads.ToolComplete, Title: "Complete an upload", Scope: auth.ScopeWrite,
 		Write: true, ReportsSpent: true, Annotations: mcp.ToolAnnotations{IdempotentHint: true},
+		Prefetch: func(_ *tools.Call, in any) ([]store.Key, error) {
+			c := in.(*CompleteInput)
+			return uploads.PrefetchKeys(uploads.ToolComplete, c.GrantToken, c.UploadID), nil
+		},
 		Description: "Completes an upload begun with begin_upload_session once every part is PUT: checks the parts S3 holds against the declared layout and digests, assembles them, verifies the whole file's size and SHA-256, and only then spends the grant. " +
 			"The file then waits for its malware scan (state scan_pending; poll get_upload_status). A repeat call answers the original receipt. Every refusal says in spent whether the grant is spent.",
 	}, lt.complete); err != nil {
@@ -79,8 +87,14 @@ type laneTools struct {
 	base  string
 }
 
+// caller is the lane's view of a call: for the two write tools, with the
+// rows the invocation core's write step read for them (Spec.Prefetch).
 func caller(c *tools.Call) uploads.Caller {
-	return uploads.Caller{Credential: c.Credential, Who: c.Who, Now: c.Now}
+	pre := c.Prefetched
+	if pre == nil {
+		pre = []*store.Item{}
+	}
+	return uploads.Caller{Credential: c.Credential, Who: c.Who, Now: c.Now, Pre: pre}
 }
 
 // refusal turns the lane's refusal into the pipeline's; spent says whether

@@ -397,8 +397,12 @@ type Note struct {
 	Body       string    `json:"body"`
 	Privilege  Privilege `json:"privilege"`
 	DocumentID string    `json:"document_id,omitempty"`
-	CreatedAt  time.Time `json:"created_at"`
-	UpdatedAt  time.Time `json:"updated_at"`
+	// ViaCredential is the credential an agent wrote the note through
+	// (add_case_note, issue 13); the author stays the credential's owner.
+	// Empty for a note a person wrote.
+	ViaCredential string    `json:"via_credential,omitempty"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
 }
 
 // Validate checks a principal's own fields.

@@ -1,8 +1,9 @@
 // Package server composes Custody's /mcp endpoint from its ports: the store
 // behind the gate (authentication, rate limits, audit), the tool registry
-// with the read tools (and, when configured, the upload lane's tools and
-// its download links: Config.Lane), the prompt and resource registries with
-// Custody's own prompts and resources, completion, and the MCP transport. The local
+// with the read tools and the governed writes (shared/writetools) (and,
+// when configured, the upload lane's tools and its download links:
+// Config.Lane), the prompt and resource registries with Custody's own
+// prompts and resources, completion, and the MCP transport. The local
 // all-in-one server (scripts/dev) and the Lambda function (functions/mcp)
 // build the same handler here; neither knows which engines it runs on.
 //
@@ -40,6 +41,7 @@ import (
 	"github.com/custodymcp/custody/shared/sweep"
 	"github.com/custodymcp/custody/shared/tools"
 	"github.com/custodymcp/custody/shared/uploads"
+	"github.com/custodymcp/custody/shared/writetools"
 )
 
 // Version is the server version reported in serverInfo.
@@ -108,6 +110,9 @@ type Config struct {
 	// AuditRetention is how long audit rows are kept (their TTL); 0 means
 	// gate.DefaultAuditRetention (7 years).
 	AuditRetention time.Duration
+	// ProposalLife is a proposal's life; 0 means 7 days
+	// (writetools.Options.ProposalLife).
+	ProposalLife time.Duration
 	// ParamsDecoded is the measurement hook of mcp.Options.ParamsDecoded.
 	ParamsDecoded func(method string, decodes int)
 	// Lane, when set, serves the upload lane and downloads (issue 16; docs/
@@ -124,11 +129,12 @@ type Config struct {
 	// OAuth-capable clients do not start a login that cannot succeed
 	// (PROTOCOL.md "Authorization").
 	OAuth *oauth.Verifier
-	// PublicBaseURL is the base URL browsers reach this server at, the API
-	// stage's path included. Set, the approval page is served under
-	// /approvals (package approvals) and builds every link, form action and
-	// redirect from it, never from Host or X-Forwarded-*; "", /approvals is
-	// a 404 like any other path.
+	// PublicBaseURL is the base URL clients and browsers reach this server
+	// at, the API stage's path included. Set, the approval page is served
+	// under /approvals (package approvals) and builds every link, form
+	// action and redirect from it, never from Host or X-Forwarded-*, and a
+	// filed proposal's review_url is PublicBaseURL + "/approvals"
+	// (docs/contracts.md §4); "", /approvals is a 404 like any other path.
 	PublicBaseURL string
 	// AllowHTTPBase admits an http PublicBaseURL on a host that is not
 	// loopback (emulator runs); an https or loopback base needs nothing.
@@ -225,9 +231,13 @@ func New(cfg Config) (*Server, error) {
 	matters := frozenAware{Funnel: funnel, frozen: cfg.KillSwitch.FrozenTenants}
 	reg := tools.NewRegistry(tools.Options{
 		Funnel: funnel, Cursors: cursors, PageSize: cfg.ToolPageSize,
-		KillSwitch: cfg.KillSwitch, Logger: cfg.Logger,
+		KillSwitch: cfg.KillSwitch, Logger: cfg.Logger, Store: cfg.Store,
 	})
 	if err := readtools.Register(reg, readtools.Options{Repo: repo}); err != nil {
+		return nil, err
+	}
+	if err := writetools.Register(reg, writetools.Options{Store: cfg.Store, Repo: repo,
+		PublicBaseURL: cfg.PublicBaseURL, ProposalLife: cfg.ProposalLife}); err != nil {
 		return nil, err
 	}
 	if cfg.Logger == nil {

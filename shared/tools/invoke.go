@@ -97,6 +97,10 @@ type Writes struct {
 	// (failed indexes Ops): nothing of Ops was written. It may read (the
 	// original receipt). The audit row's outcome follows it.
 	Settle func(ctx context.Context, failed int) Outcome
+	// Committed, when set, is the outcome to answer once the commit
+	// succeeded, replacing the one Call returned: the handler's answer
+	// read back after its write (Write.Answer). Nil: the outcome stands.
+	Committed func(ctx context.Context) Outcome
 }
 
 // Call runs one tool through the governed pipeline (Invocation). It never
@@ -133,18 +137,36 @@ func (r *Registry) Call(ctx context.Context, inv Invocation) Outcome {
 	if out.Err != nil || (out.Refusal != nil && (refusal != nil || w == nil)) {
 		return out
 	}
-	if inv.replay && out.Refusal == nil {
+	if (inv.replay || (w != nil && w.Replay)) && out.Refusal == nil {
 		inv.Audit.Outcome = audit.OutcomeReplay
 	}
-	if ops := r.opsOf(&inv, t, w); len(ops) > 0 || (w != nil && len(w.After) > 0) {
+	if ops := r.opsOf(&inv, t, w); len(ops) > 0 || (w != nil && (len(w.After) > 0 || w.Answer != nil)) {
 		out.Writes = &Writes{Ops: ops, Settle: func(ctx context.Context, failed int) Outcome {
 			return r.settle(ctx, &inv, t, w, failed)
 		}}
 		if w != nil {
 			out.Writes.After = w.After
 		}
+		if w != nil && w.Answer != nil {
+			out.Writes.Committed = func(ctx context.Context) Outcome {
+				return r.committed(ctx, &inv, t, w)
+			}
+		}
 	}
 	return out
+}
+
+// committed answers a call whose writes were committed from its Answer
+// (the row read back). The audit row was committed with the call's
+// outcome, which is kept.
+func (r *Registry) committed(ctx context.Context, inv *Invocation, t *tool, w *Write) Outcome {
+	outcome := inv.Audit.Outcome
+	defer func() { inv.Audit.Outcome = outcome }()
+	res, err := w.Answer(ctx)
+	if err != nil {
+		return r.shape(ctx, inv, t, nil, r.refusalFor(ctx, t.spec.Name, err))
+	}
+	return r.shape(ctx, inv, t, res, nil)
 }
 
 // opsOf are the writes of a call: the at-most-once claim first (when the
@@ -255,6 +277,9 @@ func (r *Registry) Run(ctx context.Context, c Committer, adm *mcp.Admission, inv
 		switch {
 		case err == nil:
 			if writes != nil {
+				if writes.Committed != nil {
+					out = writes.Committed(ctx)
+				}
 				runEffects(ctx, writes.After, r.opts.Logger.ErrorContext)
 			}
 			return out, nil

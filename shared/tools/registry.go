@@ -35,6 +35,7 @@ import (
 
 	"github.com/custodymcp/custody/shared/access"
 	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/autonomy"
 	"github.com/custodymcp/custody/shared/mcp"
 	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/records"
@@ -69,6 +70,21 @@ type Spec struct {
 	// Decision, and each refusal, the pipeline's included, is the denied
 	// decision (decision.go).
 	Write bool
+	// Prefetch, for a write tool, names rows of its own — an idempotency
+	// row, a counter, a target — to read before its handler runs, in the
+	// same one batch as its matter and autonomy settings (the write step,
+	// docs/architecture.md step 9; docs/decisions.md, the round trips of
+	// the write paths); the handler finds them in Call.Prefetched, aligned
+	// with the keys. The keys must be distinct, not the matter's, and with
+	// the matter and autonomy rows within store.MaxBatchGetKeys. It runs
+	// after validation and before any read, with in a pointer to the
+	// decoded input, which it may refine (the handler then receives it);
+	// a *Refusal it returns is answered as is.
+	Prefetch func(c *Call, in any) ([]store.Key, error)
+	// AutonomyNames, for a write tool, names the autonomy settings its call
+	// obeys beyond its tool's own (propose_action: the action it files;
+	// docs/decisions.md "Autonomy"); in is a pointer to the decoded input.
+	AutonomyNames func(in any) []string
 	// AtMostOnce marks a tool with effects that must happen at most once:
 	// in the 2026 era its request state's round is claimed with a
 	// conditional write before it runs, so a replay is refused CONFLICT.
@@ -115,6 +131,19 @@ type Call struct {
 	// input (elicitation, sampling) in either era.
 	Peer mcp.Peer
 
+	// The write step (docs/architecture.md "The request path", step 9), for
+	// a write tool (Spec.Write) only: its matter, its autonomy settings and
+	// the rows Spec.Prefetch names are read in one batch.
+	//
+	// MatterVersion is the matter row's version (0 when no matter is
+	// named). Autonomy is the level the call runs at (autonomy.Resolve of
+	// the tool's setting and Spec.AutonomyNames); an L0 call never
+	// reaches its handler. Prefetched are the rows Spec.Prefetch
+	// named, aligned with its keys, nil where absent.
+	MatterVersion int64
+	Autonomy      autonomy.Level
+	Prefetched    []*store.Item
+
 	write   *Write
 	matters []string // reported by ReportMatter
 	replay  bool     // set by Replayed
@@ -155,6 +184,16 @@ type Write struct {
 	// After are the effects that must follow the commit (a queue send),
 	// each naming its recovery path.
 	After []mcp.Effect
+	// Answer, when set, gives the call's answer after a successful commit,
+	// replacing the handler's: a write that answers from the row it reads
+	// back (propose_action). Its error is answered as the handler's would
+	// be (a *Refusal as is). The audit row, committed by then, keeps the
+	// outcome of the commit.
+	Answer func(ctx context.Context) (any, error)
+	// Replay marks an answer that repeats an earlier call's receipt
+	// without writing anything of its own: the audit outcome is
+	// "ok:replay".
+	Replay bool
 }
 
 // Write hands the call's writes to the invocation core; a handler calls it
@@ -265,6 +304,10 @@ type Options struct {
 	PageSize   int
 	KillSwitch KillSwitch
 	Logger     *slog.Logger
+	// Store is read by the write step of a write tool whose input names no
+	// matter (its autonomy settings); tools that name a matter read
+	// through the Funnel.
+	Store store.Store
 }
 
 // Registry holds the tools and serves tools/list and tools/call.
@@ -324,7 +367,11 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) error {
 			}
 			return nil, Invalid("", "The arguments do not match this tool's input schema.")
 		}
-		if ms, ok := any(input).(MatterScoped); ok && ms.MatterID() != "" {
+		if spec.Write {
+			if ref := r.writeStep(ctx, c, spec, &input); ref != nil {
+				return nil, ref
+			}
+		} else if ms, ok := any(input).(MatterScoped); ok && ms.MatterID() != "" {
 			m, err := c.Funnel.Matter(ctx, c.Who, ms.MatterID())
 			if err == nil && c.Also != nil {
 				// An intersected call reaches a matter only when both do.
@@ -520,13 +567,23 @@ func (r *Registry) call(ctx context.Context, req *mcp.Request) (any, error) {
 		return nil, out.Err
 	}
 	if w := out.Writes; w != nil {
-		req.Write(mcp.Writes{Ops: w.Ops, After: w.After, OnConflict: func(ctx context.Context, failed int) (any, error) {
+		mw := mcp.Writes{Ops: w.Ops, After: w.After, OnConflict: func(ctx context.Context, failed int) (any, error) {
 			o := w.Settle(ctx, failed)
 			if o.Err != nil {
 				return nil, o.Err
 			}
 			return o.Result.Encode()
-		}})
+		}}
+		if w.Committed != nil {
+			mw.OnCommit = func(ctx context.Context) (any, error) {
+				o := w.Committed(ctx)
+				if o.Err != nil {
+					return nil, o.Err
+				}
+				return o.Result.Encode()
+			}
+		}
+		req.Write(mw)
 	}
 	return out.Result.Encode()
 }

@@ -25,6 +25,7 @@ import (
 //	format=date | date-time | uri
 //	minimum=N   maximum=N   minLength=N   maxLength=N
 //	enum=a|b|c  pattern=REGEXP
+//	minItems=N  maxItems=N  (arrays; items:SETTING applies one to the items)
 //	header=NAME (the x-mcp-header annotation: a 2026-07-28 request carries
 //	             the argument also as the Mcp-Param-NAME header, SEP-2243)
 //
@@ -100,7 +101,27 @@ func applyTag(s *jsonschema.Schema, tag string) error {
 		if !ok {
 			return fmt.Errorf("schema tag setting %q lacks '='", setting)
 		}
+		if item, isItem := strings.CutPrefix(k, "items:"); isItem {
+			// A setting of an array's items ("items:maxLength=128").
+			if s.Items == nil {
+				return fmt.Errorf("schema tag %q: the field is not an array", setting)
+			}
+			if err := applyTag(s.Items, item+"="+v); err != nil {
+				return err
+			}
+			continue
+		}
 		switch k {
+		case "minItems", "maxItems":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return fmt.Errorf("schema tag %s=%q: %w", k, v, err)
+			}
+			if k == "minItems" {
+				s.MinItems = &n
+			} else {
+				s.MaxItems = &n
+			}
 		case "format":
 			s.Format = v
 		case "pattern":
@@ -260,13 +281,21 @@ func outputSchema(success *jsonschema.Schema) *jsonschema.Schema {
 // names the field by its path and never quotes the value. It reads only the
 // error's instance location and typed kind, never its message text (which
 // can quote the value).
-func validationRefusal(err error) *Refusal {
+func validationRefusal(err error) *Refusal { return validationRefusalAt(err, "") }
+
+// validationRefusalAt is validationRefusal for a value validated on its
+// own that sits at the argument path prefix ("args"): the field is named
+// from the arguments' root.
+func validationRefusalAt(err error, prefix string) *Refusal {
 	var ve *validator.ValidationError
 	if !errors.As(err, &ve) {
-		return &Refusal{Class: ClassValidation, Message: "The arguments are not valid for this tool."}
+		return &Refusal{Class: ClassValidation, Message: "The arguments are not valid for this tool.", Field: prefix}
 	}
 	leaf := firstLeaf(ve)
 	field := strings.Join(leaf.InstanceLocation, ".")
+	if prefix != "" {
+		field = strings.TrimSuffix(joinPath(prefix, field), ".")
+	}
 	var msg string
 	switch k := leaf.ErrorKind.(type) {
 	case *kind.Required:
@@ -287,6 +316,10 @@ func validationRefusal(err error) *Refusal {
 		msg = fmt.Sprintf("The field '%s' must be at least %d characters long.", displayField(field), k.Want)
 	case *kind.MaxLength:
 		msg = fmt.Sprintf("The field '%s' must be at most %d characters long.", displayField(field), k.Want)
+	case *kind.MinItems:
+		msg = fmt.Sprintf("The field '%s' must hold at least %d items.", displayField(field), k.Want)
+	case *kind.MaxItems:
+		msg = fmt.Sprintf("The field '%s' must hold at most %d items.", displayField(field), k.Want)
 	case *kind.Enum:
 		want := make([]string, len(k.Want))
 		for i, w := range k.Want {

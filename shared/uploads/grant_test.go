@@ -67,7 +67,7 @@ func newFirm(t *testing.T, st store.Store, c *clock) *firm {
 	for name, req := range map[string]auth.MintRequest{
 		"writer":      {Owner: seed.DemoAttorney, Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}},
 		"reader":      {Owner: seed.DemoAttorney, Scopes: []auth.Scope{auth.ScopeRead}},
-		"client_safe": {Owner: seed.DemoAttorney, Scopes: []auth.Scope{auth.ScopeWrite}, Class: auth.ClassClientSafe},
+		"client_safe": {Owner: seed.DemoAttorney, Scopes: []auth.Scope{auth.ScopeRead}, Class: auth.ClassClientSafe},
 		"paralegal":   {Owner: seed.DemoParalegal, Scopes: []auth.Scope{auth.ScopeWrite}},
 		"allow_list":  {Owner: seed.DemoAttorney, Scopes: []auth.Scope{auth.ScopeWrite}, AllowList: []string{seed.Meridian}},
 		"revoked":     {Owner: seed.DemoAttorney, Scopes: []auth.Scope{auth.ScopeWrite}},
@@ -80,6 +80,13 @@ func newFirm(t *testing.T, st store.Store, c *clock) *firm {
 		f.keys[name] = cred
 	}
 	if err := auth.Revoke(ctx, st, seed.DemoTenant, f.keys["revoked"].ID); err != nil {
+		t.Fatal(err)
+	}
+	// auth.Mint refuses a client-safe key with write (issue 13); a row
+	// written before that rule, or by hand, may still hold both: the grant
+	// must refuse it too.
+	cs := f.keys["client_safe"]
+	if _, err := st.Update(ctx, auth.CredentialKey(cs.KeyHash), store.Update{Set: map[string]any{"scopes": "read write"}}, store.Exists()); err != nil {
 		t.Fatal(err)
 	}
 	return f

@@ -88,6 +88,31 @@ type Caller struct {
 	Credential *auth.Credential
 	Who        access.Who
 	Now        time.Time
+	// Pre, when set, are the rows the invocation core's write step already
+	// read in the call's one batch read (tools.Call.Prefetched, the keys
+	// of PrefetchKeys), with the matter and the autonomy setting already
+	// decided there: the lane reads nothing more. Nil: the lane reads them
+	// itself (its own callers and tests).
+	Pre []*store.Item
+}
+
+// PrefetchKeys are the rows a step of the lane reads, for the invocation
+// core's write step to read them in its one batch: begin, the grant; complete,
+// the upload then the grant. A malformed token or id names none (the step
+// refuses it before it reads).
+func PrefetchKeys(tool, grantToken, uploadID string) []store.Key {
+	if !WellFormedToken(grantToken) {
+		return nil
+	}
+	switch tool {
+	case ToolBegin:
+		return []store.Key{GrantKey(HashToken(grantToken))}
+	case ToolComplete:
+		if _, ok := ParseUploadID(uploadID); ok {
+			return []store.Key{UploadKey(uploadID), GrantKey(HashToken(grantToken))}
+		}
+	}
+	return nil
 }
 
 // Effect is work that must follow a step's commit, naming who finishes it
@@ -269,18 +294,27 @@ func (l *Lane) Begin(ctx context.Context, c Caller, req BeginRequest) (Step[Sess
 		return none, refuse(ClassNotFound, msgNoMatter)
 	}
 	hash := HashToken(req.GrantToken)
-	keys := append([]store.Key{GrantKey(hash), matterKey}, l.autonomyKeys(c, ToolBegin)...)
-	rows, err := l.store.BatchGet(ctx, keys)
-	if err != nil {
-		return none, l.unavailable(ctx, "begin: read the grant", false, err)
+	var rows []*store.Item
+	if c.Pre != nil {
+		rows = c.Pre // the grant; the write step decided the matter and autonomy
+	} else {
+		keys := append([]store.Key{GrantKey(hash), matterKey}, l.autonomyKeys(c, ToolBegin)...)
+		got, err := l.store.BatchGet(ctx, keys)
+		if err != nil {
+			return none, l.unavailable(ctx, "begin: read the grant", false, err)
+		}
+		if l.autonomy != nil && l.autonomy.DeniesAll(got[2:]) {
+			return none, refuse(ClassAutonomy, msgAutonomyDenied)
+		}
+		if _, err := access.MatterFrom(c.Who, req.CaseID, got[1]); errors.Is(err, access.ErrNoMatter) {
+			return none, refuse(ClassNotFound, msgNoMatter)
+		} else if err != nil {
+			return none, l.unavailable(ctx, "begin: read the matter", false, err)
+		}
+		rows = got
 	}
-	if l.autonomy != nil && l.autonomy.DeniesAll(rows[2:]) {
-		return none, refuse(ClassAutonomy, msgAutonomyDenied)
-	}
-	if _, err := access.MatterFrom(c.Who, req.CaseID, rows[1]); errors.Is(err, access.ErrNoMatter) {
-		return none, refuse(ClassNotFound, msgNoMatter)
-	} else if err != nil {
-		return none, l.unavailable(ctx, "begin: read the matter", false, err)
+	if len(rows) == 0 {
+		return none, refuse(ClassGrant, msgGrantInvalid)
 	}
 	if rows[0] == nil {
 		return none, refuse(ClassGrant, msgGrantInvalid)
@@ -433,12 +467,16 @@ func (l *Lane) Complete(ctx context.Context, c Caller, token, uploadID string) (
 		return none, refuse(ClassGrant, msgGrantInvalid)
 	}
 	hash := HashToken(token)
-	keys := append([]store.Key{UploadKey(uploadID), GrantKey(hash)}, l.autonomyKeys(c, ToolComplete)...)
-	rows, err := l.store.BatchGet(ctx, keys)
-	if err != nil {
-		return none, l.unavailable(ctx, "complete: read the upload and the grant", false, err)
+	rows := c.Pre // the upload and the grant; the write step decided autonomy
+	if rows == nil {
+		keys := append([]store.Key{UploadKey(uploadID), GrantKey(hash)}, l.autonomyKeys(c, ToolComplete)...)
+		got, err := l.store.BatchGet(ctx, keys)
+		if err != nil {
+			return none, l.unavailable(ctx, "complete: read the upload and the grant", false, err)
+		}
+		rows = got
 	}
-	if rows[0] == nil {
+	if len(rows) < 2 || rows[0] == nil {
 		return none, refuse(ClassNotFound, msgNoUpload)
 	}
 	u, err := DecodeUpload(*rows[0])
@@ -459,7 +497,7 @@ func (l *Lane) Complete(ctx context.Context, c Caller, token, uploadID string) (
 	if u.State != StateOpen {
 		return l.settled(ctx, u, g)
 	}
-	if l.autonomy != nil && l.autonomy.DeniesAll(rows[2:]) {
+	if c.Pre == nil && l.autonomy != nil && l.autonomy.DeniesAll(rows[2:]) {
 		return none, refuse(ClassAutonomy, msgAutonomyDenied)
 	}
 	if g == nil {

@@ -355,7 +355,8 @@ func (v *Verifier) Verify(ctx context.Context, token string, now time.Time) (*au
 	if !slices.Contains(granted, v.cfg.RequiredScope) {
 		return nil, fmt.Errorf("verify token: %w: %s is required", ErrInsufficientScope, v.cfg.RequiredScope)
 	}
-	cred.Scopes = mapScopes(v.cfg.ScopeMap, granted)
+	// A client-safe token never gains write from its scopes.
+	cred.Scopes = auth.ClassScopes(cred.Class, mapScopes(v.cfg.ScopeMap, granted))
 	return cred, nil
 }
 
