@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/custodymcp/custody/shared/auth"
@@ -89,5 +90,18 @@ func TestAWriteToolAnswersTheDecisionShapeForEveryRefusal(t *testing.T) {
 	}
 	if st, cls := decision(out[0]["result"].(map[string]any)); st != tools.StatusDenied || cls != tools.ClassValidation {
 		t.Errorf("a write tool in a batch = %s %s, want denied VALIDATION", st, cls)
+	}
+}
+
+// The composition hands every front door that sweeps the recovery duties
+// of what it composed: proposal expiry always (issue 13).
+func TestTheCompositionsSweeperDutiesIncludeProposalExpiry(t *testing.T) {
+	env := servertest.New(t, servertest.Options{})
+	var names []string
+	for _, d := range env.Server.Duties {
+		names = append(names, d.Name())
+	}
+	if !slices.Contains(names, "proposal expiry") {
+		t.Errorf("Server.Duties = %v, want proposal expiry among them", names)
 	}
 }

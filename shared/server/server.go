@@ -31,6 +31,7 @@ import (
 	"github.com/custodymcp/custody/shared/lanetools"
 	"github.com/custodymcp/custody/shared/mcp"
 	"github.com/custodymcp/custody/shared/prompts"
+	"github.com/custodymcp/custody/shared/proposals"
 	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/readtools"
 	"github.com/custodymcp/custody/shared/records"
@@ -193,8 +194,9 @@ type Server struct {
 	Approvals *approvals.Page
 	// Lane is the upload lane (nil without Config.Lane).
 	Lane *uploads.Lane
-	// Duties are the sweeper's recovery duties of what was composed (the
-	// upload lane's copy to verified/); a front door that sweeps runs them
+	// Duties are the sweeper's recovery duties of what was composed
+	// (proposal expiry; the upload lane's copy to verified/); a front door
+	// that sweeps runs them
 	// (sweep.Run).
 	Duties []sweep.Duty
 
@@ -330,7 +332,9 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Server{Core: core, MCP: srv, Registry: reg, Prompts: prm, Resources: res, Approvals: page, Lane: lane, oauth: cfg.OAuth}
+	out := &Server{Core: core, MCP: srv, Registry: reg, Prompts: prm, Resources: res, Approvals: page, Lane: lane, oauth: cfg.OAuth,
+		// Pending proposals past their expiry become expired (issue 13).
+		Duties: []sweep.Duty{proposals.NewExpiry(cfg.Store, 0)}}
 	if lc := cfg.Lane; lc != nil {
 		out.downloads = &downloads.Handler{Store: cfg.Store, Gate: g, Presigner: lc.Blob, Now: cfg.Now, Logger: cfg.Logger}
 		out.Duties = append(out.Duties, &uploads.CopyDuty{Store: cfg.Store, Blob: lc.Blob, Logger: cfg.Logger})
