@@ -234,15 +234,10 @@ func (w *wal) switchFile() {
 
 // replay reads the records after applied from both files, in order, and
 // returns their ops, last write of a key winning, as a layer (nil when
-// there are none). It leaves the log positioned after the last record.
+// there are none). It reads record by record, so a log with nothing to
+// replay costs two header reads. It leaves the log positioned after the
+// last record.
 func (w *wal) replay(applied uint64) (*layer, error) {
-	var data [2][]byte
-	for i, f := range w.files {
-		data[i] = make([]byte, w.sizes[i])
-		if _, err := f.ReadAt(data[i], 0); err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("read write-ahead log: %w", err)
-		}
-	}
 	w.seq = applied
 	pending := [numSpaces]map[string]entry{{}, {}}
 	found := false
@@ -251,22 +246,25 @@ func (w *wal) replay(applied uint64) (*layer, error) {
 		next := w.seq + 1
 		// The next record follows the last one, or starts the other file.
 		var rec []byte
-		var ok bool
+		var err error
 		if cur >= 0 {
-			rec, ok = w.record(data[cur], off, next)
+			rec, err = w.record(cur, off, next)
 		}
-		if !ok {
+		if rec == nil && err == nil {
 			for i := range 2 {
 				if i == cur {
 					continue
 				}
-				if rec, ok = w.record(data[i], 0, next); ok {
+				if rec, err = w.record(i, 0, next); rec != nil || err != nil {
 					cur, off = i, 0
 					break
 				}
 			}
 		}
-		if !ok {
+		if err != nil {
+			return nil, fmt.Errorf("read write-ahead log: %w", err)
+		}
+		if rec == nil {
 			break
 		}
 		if err := decodeOps(rec[walHeader:], pending); err != nil {
@@ -289,22 +287,29 @@ func (w *wal) replay(applied uint64) (*layer, error) {
 	return (*layer)(nil).merged(sorted, w.seq), nil
 }
 
-// record returns the record at off in data when it is intact and has
-// sequence number seq.
-func (w *wal) record(data []byte, off int64, seq uint64) ([]byte, bool) {
-	if off+walHeader > int64(len(data)) {
-		return nil, false
+// record returns the record at off in file i when it is intact and has
+// sequence number seq, nil when there is none such (torn, stale, zeros or
+// past the end).
+func (w *wal) record(i int, off int64, seq uint64) ([]byte, error) {
+	if off+walHeader > w.sizes[i] {
+		return nil, nil
 	}
-	h := data[off:]
+	var h [walHeader]byte
+	if _, err := w.files[i].ReadAt(h[:], off); err != nil {
+		return nil, err
+	}
 	n := int64(binary.LittleEndian.Uint32(h[0:]))
-	if binary.LittleEndian.Uint64(h[8:]) != seq || off+walHeader+n > int64(len(data)) {
-		return nil, false
+	if binary.LittleEndian.Uint64(h[8:]) != seq || off+walHeader+n > w.sizes[i] {
+		return nil, nil
 	}
-	rec := h[:walHeader+n]
+	rec := make([]byte, walHeader+n)
+	if _, err := w.files[i].ReadAt(rec, off); err != nil {
+		return nil, err
+	}
 	if crc32.Checksum(rec[8:], w.crc) != binary.LittleEndian.Uint32(h[4:]) {
-		return nil, false
+		return nil, nil
 	}
-	return rec, true
+	return rec, nil
 }
 
 // decodeOps applies a record payload's ops to pending.
