@@ -83,8 +83,10 @@ tools-rie:
 # makefile) with ARTIFACTS_DIR set; by hand they write to bin/<Function>.
 ARTIFACTS_DIR ?= $(CURDIR)/bin/McpFunction
 
+# Stripped (-s -w: no symbol table, no DWARF; panics still print their
+# stack): Lambda downloads and maps the binary at every cold start.
 build-McpFunction:
-	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -o $(ARTIFACTS_DIR)/bootstrap ./functions/mcp
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' -o $(ARTIFACTS_DIR)/bootstrap ./functions/mcp
 
 bench:
 	./scripts/bench/run.sh
