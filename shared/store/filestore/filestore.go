@@ -157,7 +157,12 @@ func Open(path string, opts Options) (*Store, error) {
 	if opts.openLog == nil {
 		opts.openLog = openOSFile
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
+	// The freelist is synced with every commit, so Open reads it instead of
+	// rebuilding it by walking the whole file (bbolt's NoFreelistSync):
+	// BenchmarkOpen, 10,000 items, 4.7–5.2 ms with the walk, 0.15–0.19 ms
+	// without. Commits are checkpoints now, thousands of writes apart, so
+	// the freelist's page costs nothing per request.
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout, FreelistType: bolt.FreelistMapType})
 	if err != nil {
 		return nil, fmt.Errorf("filestore: open %s: %w: %w", path, store.ErrUnavailable, err)
 	}
