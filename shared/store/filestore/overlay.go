@@ -7,14 +7,16 @@ import (
 
 // The overlay is what the write-ahead log holds and bbolt does not hold
 // yet: every acknowledged write since the last checkpoint, in memory, in
-// key order, one sorted layer per key space (items, gsi1). Reads look at
-// the overlay first and at bbolt beneath it (view.go); the checkpointer
-// copies a frozen overlay into bbolt in one transaction (wal.go).
+// key order, one sorted run per key space (items, gsi1) in each of a few
+// layers. Reads look at the layers first, newest first, and at bbolt
+// beneath them (view.go); the checkpointer copies a frozen layer into bbolt
+// in one transaction (checkpoint.go).
 //
 // A layer is immutable once published: the writer builds the next one by
 // merging a batch's writes into a copy (copy on write), so a reader holds a
-// snapshot without a lock. The copy costs O(layer size) per batch; the
-// checkpoint threshold (Options.CheckpointEntries) keeps it small.
+// snapshot without a lock. A copy costs O(layer size); batches are merged
+// into a small recent layer, and that into the larger active one only when
+// it fills (state.recent, view.go), so a batch copies a few kilobytes.
 
 // Key spaces: the two bbolt buckets.
 const (
@@ -35,8 +37,6 @@ type layer struct {
 	spaces [numSpaces][]entry
 	// seq is the log sequence number of the last batch it holds (0: none).
 	seq uint64
-	// bytes approximates its memory: keys and values.
-	bytes int
 }
 
 // size is the number of entries in every space.
@@ -68,9 +68,6 @@ func (l *layer) find(sp int, key []byte) (entry, bool) {
 // unique per space, newer) entries merged over them. l is not changed.
 func (l *layer) merged(batch [numSpaces][]entry, seq uint64) *layer {
 	out := &layer{seq: seq}
-	if l != nil {
-		out.bytes = l.bytes
-	}
 	for sp := range numSpaces {
 		var old []entry
 		if l != nil {
@@ -90,19 +87,14 @@ func (l *layer) merged(batch [numSpaces][]entry, seq uint64) *layer {
 				i++
 			case c > 0:
 				m = append(m, add[j])
-				out.bytes += len(add[j].key) + len(add[j].val)
 				j++
 			default: // the batch's write replaces the older one
 				m = append(m, add[j])
-				out.bytes += len(add[j].val) - len(old[i].val)
 				i++
 				j++
 			}
 		}
 		m = append(m, old[i:]...)
-		for _, e := range add[j:] {
-			out.bytes += len(e.key) + len(e.val)
-		}
 		m = append(m, add[j:]...)
 		out.spaces[sp] = m
 	}
