@@ -110,7 +110,6 @@ func (s *Store) commit(batch []*request) {
 		if err != nil {
 			return err
 		}
-		defer v.close()
 		w := &writeTx{v: v, now: s.now().Unix()}
 		for i := range w.pending {
 			w.pending[i] = map[string]entry{}
@@ -118,9 +117,14 @@ func (s *Store) commit(batch []*request) {
 		for i, r := range run {
 			results[i] = r.apply(w)
 			if w.failed != nil {
+				v.close()
 				return w.failed
 			}
 		}
+		// The batch's entries are its own encodings, not bbolt memory: the
+		// view closes before the sync, so that a checkpoint growing the file
+		// (which waits for every read transaction) never waits for it.
+		v.close()
 		if !w.dirty {
 			return nil
 		}
