@@ -9,8 +9,10 @@ GO    ?= go
 # make run ARGS="-addr 127.0.0.1:18080 -data /tmp/custody-2" passes flags on.
 # The server is built first and run as itself (not under go run), so Ctrl-C
 # stops it cleanly; make then reports the interrupt (exit 130).
+# With STORE_ENGINE=dynamodb the server is built with the DynamoDB engine
+# (-tags dynamodb); the file engine's build links no AWS SDK.
 run:
-	$(GO) build -o bin/custody-dev ./scripts/dev
+	$(GO) build $(if $(filter dynamodb,$(STORE_ENGINE)),-tags dynamodb) -o bin/custody-dev ./scripts/dev
 	exec ./bin/custody-dev $(ARGS)
 
 test: tools-rie vet test-go fuzz conformance
@@ -18,6 +20,7 @@ test: tools-rie vet test-go fuzz conformance
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
+	$(GO) vet -tags dynamodb ./scripts/dev   # the dev server's DynamoDB engine (scripts/dev/dynamodb.go)
 	cd scripts/bench && GOWORK=off $(GO) vet ./...   # its own module: ./... above stops at its go.mod
 
 test-go:
@@ -80,8 +83,10 @@ tools-rie:
 # makefile) with ARTIFACTS_DIR set; by hand they write to bin/<Function>.
 ARTIFACTS_DIR ?= $(CURDIR)/bin/McpFunction
 
+# Stripped (-s -w: no symbol table, no DWARF; panics still print their
+# stack): Lambda downloads and maps the binary at every cold start.
 build-McpFunction:
-	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -o $(ARTIFACTS_DIR)/bootstrap ./functions/mcp
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' -o $(ARTIFACTS_DIR)/bootstrap ./functions/mcp
 
 bench:
 	./scripts/bench/run.sh

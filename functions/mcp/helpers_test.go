@@ -38,7 +38,7 @@ type emulator struct {
 // startEmulator starts minidyn (in process, on a loopback listener that
 // other processes can reach too), creates the table, seeds the demo firm and
 // mints a key with every read scope.
-func startEmulator(t *testing.T) *emulator {
+func startEmulator(t testing.TB) *emulator {
 	t.Helper()
 	srv := dynamotest.NewServer(t)
 	client := srv.Client()
@@ -111,7 +111,7 @@ type response struct {
 // answer must be.
 type sampleStep struct {
 	file  string
-	check func(t *testing.T, r response, s *sampleSession)
+	check func(t testing.TB, r response, s *sampleSession)
 }
 
 // sampleSession is the state the samples thread: the key and the session
@@ -141,7 +141,7 @@ const sampleBase = "http://127.0.0.1"
 // unauthenticated call. Every file in events/mcp is one step (a test holds
 // them equal).
 var sampleSteps = []sampleStep{
-	{"apigw-initialize.json", func(t *testing.T, r response, s *sampleSession) {
+	{"apigw-initialize.json", func(t testing.TB, r response, s *sampleSession) {
 		res := rpcResult(t, r, http.StatusOK)
 		if res["protocolVersion"] != "2025-11-25" {
 			t.Errorf("initialize protocolVersion = %v, want 2025-11-25", res["protocolVersion"])
@@ -150,12 +150,12 @@ var sampleSteps = []sampleStep{
 			t.Fatalf("initialize answered no Mcp-Session-Id (headers %v)", r.Header)
 		}
 	}},
-	{"apigw-notification-initialized.json", func(t *testing.T, r response, _ *sampleSession) {
+	{"apigw-notification-initialized.json", func(t testing.TB, r response, _ *sampleSession) {
 		if r.Status != http.StatusAccepted || len(r.Body) != 0 {
 			t.Errorf("notification = %d %q, want 202 and no body", r.Status, r.Body)
 		}
 	}},
-	{"apigw-tools-list.json", func(t *testing.T, r response, _ *sampleSession) {
+	{"apigw-tools-list.json", func(t testing.TB, r response, _ *sampleSession) {
 		res := rpcResult(t, r, http.StatusOK)
 		var names []string
 		for _, tool := range res["tools"].([]any) {
@@ -170,7 +170,7 @@ var sampleSteps = []sampleStep{
 			}
 		}
 	}},
-	{"apigw-tools-call.json", func(t *testing.T, r response, _ *sampleSession) {
+	{"apigw-tools-call.json", func(t testing.TB, r response, _ *sampleSession) {
 		res := rpcResult(t, r, http.StatusOK)
 		if res["isError"] == true {
 			t.Fatalf("list_matters refused: %v", res)
@@ -187,12 +187,12 @@ var sampleSteps = []sampleStep{
 			t.Errorf("list_matters case_ids = %v, want the demo attorney's %v", ids, want)
 		}
 	}},
-	{"apigw-delete-session.json", func(t *testing.T, r response, _ *sampleSession) {
+	{"apigw-delete-session.json", func(t testing.TB, r response, _ *sampleSession) {
 		if r.Status != http.StatusNoContent {
 			t.Errorf("DELETE = %d %q, want 204", r.Status, r.Body)
 		}
 	}},
-	{"apigw-approvals-signin.json", func(t *testing.T, r response, s *sampleSession) {
+	{"apigw-approvals-signin.json", func(t testing.TB, r response, s *sampleSession) {
 		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != sampleBase+"/approvals" {
 			t.Fatalf("sign-in = %d Location %q, want 303 to %s/approvals:\n%s", r.Status, r.Header.Get("Location"), sampleBase, r.Body)
 		}
@@ -206,7 +206,7 @@ var sampleSteps = []sampleStep{
 			t.Fatalf("sign-in set no %s cookie with HttpOnly, Secure, SameSite=Lax, Path=/ (Set-Cookie %q)", approvals.CookieName, r.Header.Values("Set-Cookie"))
 		}
 	}},
-	{"apigw-approvals-inbox.json", func(t *testing.T, r response, s *sampleSession) {
+	{"apigw-approvals-inbox.json", func(t testing.TB, r response, s *sampleSession) {
 		if r.Status != http.StatusOK || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
 			t.Fatalf("inbox = %d %q, want an HTML page:\n%s", r.Status, r.Header.Get("Content-Type"), r.Body)
 		}
@@ -227,12 +227,12 @@ var sampleSteps = []sampleStep{
 		rest := body[i+len(field):]
 		s.csrf = rest[:strings.IndexByte(rest, '"')]
 	}},
-	{"apigw-approvals-signout.json", func(t *testing.T, r response, _ *sampleSession) {
+	{"apigw-approvals-signout.json", func(t testing.TB, r response, _ *sampleSession) {
 		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != sampleBase+"/approvals/signin" {
 			t.Errorf("sign-out = %d Location %q, want 303 to the sign-in page:\n%s", r.Status, r.Header.Get("Location"), r.Body)
 		}
 	}},
-	{"apigw-unauthenticated.json", func(t *testing.T, r response, _ *sampleSession) {
+	{"apigw-unauthenticated.json", func(t testing.TB, r response, _ *sampleSession) {
 		if r.Status != http.StatusUnauthorized || !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Bearer") {
 			t.Errorf("unauthenticated = %d, WWW-Authenticate %q; want 401 with a Bearer challenge", r.Status, r.Header.Get("WWW-Authenticate"))
 		}
@@ -242,7 +242,7 @@ var sampleSteps = []sampleStep{
 func asSlice(v any) []any { s, _ := v.([]any); return s }
 
 // rpcResult checks the status and returns the JSON-RPC result object.
-func rpcResult(t *testing.T, r response, status int) map[string]any {
+func rpcResult(t testing.TB, r response, status int) map[string]any {
 	t.Helper()
 	if r.Status != status {
 		t.Fatalf("status = %d, want %d; body %s", r.Status, status, r.Body)
@@ -261,7 +261,7 @@ func rpcResult(t *testing.T, r response, status int) map[string]any {
 }
 
 // readSample returns a sample event with the placeholders filled in.
-func readSample(t *testing.T, file string, s *sampleSession) []byte {
+func readSample(t testing.TB, file string, s *sampleSession) []byte {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(sampleDir, file))
 	if err != nil {

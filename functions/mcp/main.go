@@ -13,7 +13,7 @@
 //
 // Build it as template.yaml does (make build-McpFunction):
 //
-//	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go build -tags lambda.norpc -trimpath -o bootstrap ./functions/mcp
+//	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go build -tags lambda.norpc -trimpath -ldflags='-s -w' -o bootstrap ./functions/mcp
 package main
 
 import (
@@ -92,15 +92,16 @@ func main() {
 	lambda.Start(adapter.Buffer)
 }
 
-// newDynamoDB returns the DynamoDB client: the regional endpoint on AWS, or
-// DYNAMODB_ENDPOINT for an emulator (which sends no CRC32 response header).
+// newDynamoDB returns the DynamoDB client, built once per cold start: the
+// regional endpoint on AWS, or DYNAMODB_ENDPOINT for an emulator (which
+// sends no CRC32 response header), with the engine's settings
+// (dynamostore.ClientOptions: the endpoint resolved once, connections kept).
 func newDynamoDB(awsCfg aws.Config, cfg Config) *dynamodb.Client {
 	return dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
 		if cfg.DynamoDBEndpoint != "" {
-			o.BaseEndpoint = aws.String(cfg.DynamoDBEndpoint)
 			o.DisableValidateResponseChecksum = true
 		}
-	})
+	}, dynamostore.ClientOptions(cfg.DynamoDBEndpoint))
 }
 
 // newLane builds the upload lane's configuration (nil when its buckets are

@@ -54,6 +54,7 @@ import (
 
 	"github.com/custodymcp/custody/scripts/internal/datadir"
 	"github.com/custodymcp/custody/scripts/internal/engine"
+	"github.com/custodymcp/custody/scripts/internal/engine/dynamoengine"
 	"github.com/custodymcp/custody/shared/admin"
 	"github.com/custodymcp/custody/shared/approvals"
 	"github.com/custodymcp/custody/shared/auth"
@@ -385,7 +386,7 @@ func createTable(ctx context.Context, eng engine.Config, stdout io.Writer) error
 	if eng.Engine != engine.DynamoDB {
 		return errors.New("table create needs STORE_ENGINE=dynamodb and DYNAMODB_TABLE (the file engine has no table to create)")
 	}
-	client, err := eng.Client(ctx)
+	client, err := dynamoengine.Client(ctx, eng)
 	if err != nil {
 		return err
 	}
@@ -599,7 +600,7 @@ func connect(ctx context.Context, eng engine.Config, dir datadir.Dir) (operator,
 			return nil, fmt.Errorf("no store at %s: start the server once with `make run`", dir.StorePath())
 		}
 	}
-	st, err := eng.Open(ctx, dir)
+	st, err := eng.Open(ctx, dir, dynamoengine.Open)
 	if err != nil {
 		return nil, err
 	}

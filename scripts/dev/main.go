@@ -9,6 +9,11 @@
 //	STORE_ENGINE=file|dynamodb (default file), DYNAMODB_TABLE,
 //	DYNAMODB_ENDPOINT (emulators only: static dummy credentials, us-east-1)
 //
+// The DynamoDB engine is linked only with -tags dynamodb (`make run` adds
+// it when STORE_ENGINE=dynamodb): without it the server links no AWS SDK,
+// whose package initialisation would cost every start milliseconds, and
+// STORE_ENGINE=dynamodb is refused with a message naming the tag.
+//
 // With the file engine the server is one process (bbolt locks the store)
 // and custodyctl administers it through its loopback-only admin endpoint,
 // whose address it leaves in the data folder. With DynamoDB any number of
@@ -191,7 +196,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := dir.Ensure(); err != nil {
 		return err
 	}
-	st, err := eng.Open(ctx, dir)
+	st, err := eng.Open(ctx, dir, dynamoOpener)
 	if err != nil {
 		return err
 	}
