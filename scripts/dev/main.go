@@ -29,6 +29,17 @@
 // the record. The profile is refused on any address but loopback. Custody's
 // own keys keep working beside it and never see a fixture.
 //
+// Tasks (2025-11-25, package tasks) run in process: a task-augmented
+// tools/call sends its message to an in-memory queue (memqueue), a
+// dispatcher delivers it to the worker as Lambda's SQS event source would
+// (queue.Dispatch; a failed record comes back after a one-minute
+// visibility timeout), and a sweeper ticker runs the recovery duties every
+// 15 s — lapsed leases, unclaimed and expired tasks, and on the file
+// engine the expired rows. The queue's messages are hints: a process that
+// dies loses those it held, and any server's sweeper, on the same table,
+// sends them again. POST /admin/sweep?at=<time> runs one sweep at a chosen
+// time (for tests that cannot wait out a lease).
+//
 // -oauth-issuer and -oauth-jwks-url (default $OAUTH_ISSUER, $OAUTH_JWKS_URL)
 // make /mcp an OAuth resource server beside its keys, as the Lambda's
 // OAUTH_* variables do (shared/auth/oauth; OAUTH_REQUIRED_SCOPE,
@@ -63,12 +74,16 @@ import (
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/auth/oauth"
 	"github.com/custodymcp/custody/shared/conformance"
+	"github.com/custodymcp/custody/shared/queue"
+	"github.com/custodymcp/custody/shared/queue/memqueue"
 	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/records/seed"
 	"github.com/custodymcp/custody/shared/server"
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/store/filestore"
+	"github.com/custodymcp/custody/shared/sweep"
+	"github.com/custodymcp/custody/shared/tasks"
 	"github.com/custodymcp/custody/shared/tools"
 )
 
@@ -170,12 +185,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return fmt.Errorf("remove the stale %s: %w", dir.Path(datadir.AdminAddrFile), err)
 		}
 	}
-	if fs, ok := st.Store.(*filestore.Store); ok {
-		purgeCtx, stopPurge := context.WithCancel(ctx)
-		defer stopPurge() // before the store closes (defers run last-in first-out)
-		go purgeExpired(purgeCtx, fs, logger, purgeEvery)
-	}
-
 	if err := seedDemo(ctx, st); err != nil {
 		return err
 	}
@@ -198,9 +207,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
 	bound := ln.Addr().(*net.TCPAddr)
+	// Tasks: the in-process queue, delivered to the worker by a dispatcher
+	// as Lambda's event source delivers SQS (issue 11 brings SQS and the
+	// worker and sweeper Lambdas).
+	taskQueue, err := memqueue.New(memqueue.Options{VisibilityTimeout: taskVisibility})
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	cfg := server.Config{
 		Store: st, CursorKey: cursorKey, AllowedOrigins: origins,
 		AllowedHosts: loopbackHosts(bound), Logger: logger, ToolPageSize: *pageSize,
+		TaskQueue: taskQueue,
 	}
 	if *fixtures {
 		// A name such as localhost may still have resolved elsewhere.
@@ -228,7 +246,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ln.Close()
 		return err
 	}
-	adminH, mcpH := admin.Handler(st, adminToken, time.Now), srv.Handler()
+	duties := srv.Tasks.Duties()
+	if fs, ok := st.Store.(*filestore.Store); ok {
+		duties = append(duties, &sweep.Expired{Engine: fs, Every: purgeEvery})
+	}
+	dispatcher, err := queue.Dispatch(taskQueue, srv.Tasks.Handle, &queue.DispatchOptions{
+		MaximumConcurrency: taskConcurrency, Timeout: tasks.DefaultExecutionCap + tasks.ExecutionMargin, Logger: logger})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer stopDispatcher(dispatcher, stderr) // before the store closes (defers run last-in first-out)
+	sweepCtx, stopSweeper := context.WithCancel(ctx)
+	sweeperDone := make(chan struct{})
+	go func() { defer close(sweeperDone); runSweeper(sweepCtx, duties, logger, sweepEvery) }()
+	defer func() { stopSweeper(); <-sweeperDone }()
+	adminH := admin.Handler(st, adminToken, time.Now, admin.Route{Pattern: "POST /admin/sweep", Handler: sweepHandler(duties)})
+	mcpH := srv.Handler()
 	route := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/admin/") {
 			adminH.ServeHTTP(w, r)
@@ -275,27 +309,86 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return nil
 }
 
-// purgeEvery is how often the embedded store drops expired rows.
-const purgeEvery = 10 * time.Minute
+// The dev server's task constants (docs/decisions.md "Time and size
+// constants").
+const (
+	// purgeEvery is how often the embedded store drops expired rows (the
+	// sweeper's expired-rows duty, sweep.Expired).
+	purgeEvery = 10 * time.Minute
+	// sweepEvery is the sweeper's ticker: the recovery duties of tasks
+	// (and, on the file engine, the expired rows) run this often.
+	sweepEvery = 15 * time.Second
+	// taskVisibility is how long a delivered task message stays invisible:
+	// a failed record is delivered again after it, as SQS does. A longer
+	// task meanwhile gets duplicate deliveries, whose claims fail.
+	taskVisibility = time.Minute
+	// taskConcurrency is how many tasks the in-process worker runs at once.
+	taskConcurrency = 4
+)
 
-// purgeExpired deletes the embedded store's expired rows (sessions, parked
-// questions, rate windows, MRTR nonces, outbox rows) every interval, as
-// DynamoDB's TTL does on AWS: reads already skip them; this reclaims their
-// space and keeps queries from walking past them.
-func purgeExpired(ctx context.Context, fs *filestore.Store, log *slog.Logger, every time.Duration) {
+// runSweeper runs the sweeper's duties every interval at the wall clock
+// until ctx ends, logging what each did (sweep.Run: every action is a
+// conditional write, so it is safe beside other processes' sweepers).
+func runSweeper(ctx context.Context, duties []sweep.Duty, log *slog.Logger, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
-			if n, err := fs.PurgeExpired(ctx, 0); err != nil && ctx.Err() == nil {
-				log.Warn("purge expired rows", "err", err)
-			} else if n > 0 {
-				log.Info("purged expired rows", "rows", n)
+		case now := <-t.C:
+			reports, err := sweep.Run(ctx, duties, now)
+			if err != nil && ctx.Err() == nil {
+				log.Warn("sweep", "err", err)
+			}
+			for _, r := range reports {
+				if len(r.Actions) > 0 {
+					log.Info("sweep", "duty", r.Duty, "actions", r.Actions)
+				}
 			}
 		}
+	}
+}
+
+// sweepHandler serves POST /admin/sweep?at=<RFC 3339 time>: one sweep of
+// this process's duties at that time (now when absent), answered with the
+// reports. It is how a test moves the sweeper's clock past a lease without
+// waiting for it (scripts/dev's two-process tests).
+func sweepHandler(duties []sweep.Duty) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		at := time.Now()
+		if v := r.URL.Query().Get("at"); v != "" {
+			t, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write([]byte(`{"error":"at must be an RFC 3339 time"}` + "\n"))
+				return
+			}
+			at = t
+		}
+		reports, err := sweep.Run(r.Context(), duties, at)
+		body, _ := json.Marshal(map[string]any{"reports": reports, "error": errText(err)})
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(append(body, '\n'))
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// stopDispatcher stops the task dispatcher, giving running tasks a few
+// seconds to finish; one that does not is recovered by a sweeper (its
+// lease lapses).
+func stopDispatcher(d *queue.Dispatcher, stderr io.Writer) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := d.Stop(ctx); err != nil {
+		fmt.Fprintln(stderr, "tasks still running at shutdown are left to the sweeper:", err)
 	}
 }
 

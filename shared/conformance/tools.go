@@ -110,6 +110,7 @@ func Register(reg *tools.Registry, opts Options) error {
 			}),
 		registerSchemaTool(reg),
 		register2026(reg),
+		registerTasks(reg),
 	)
 }
 

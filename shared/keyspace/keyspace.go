@@ -66,6 +66,13 @@ func MatterPK(tenant, matter string) string { return TenantPK(tenant) + "#M#" + 
 // buckets and its live-session counters.
 func CredentialPK(keyHash string) string { return "CRED#" + keyHash }
 
+// CredentialWorkPK is the partition of the durable work a credential
+// started, kept under the credential so that reading and listing it are
+// strongly consistent and bound to it (docs/decisions.md "Storage"): its
+// tasks with their payload parts and questions, and its fact-record
+// exports.
+func CredentialWorkPK(tenant, credentialID string) string { return TenantPK(tenant) + "#CRED#" + credentialID }
+
 // SessionPK is the partition of a 2025-era session: its row, its parked
 // questions, its outbox, its GET stream slots and its subscriptions.
 func SessionPK(id string) string { return "SESS#" + id }
@@ -113,6 +120,12 @@ func Kinds() []Kind {
 		{Name: "MRTR round claim", PK: "MRTR#{nonce}", SK: "ROUND#{round}", Owner: "shared/mcp"},
 		{Name: "subscription", PK: "SESS#{session}", SK: "SUB#{uri...}", Owner: "shared/subscriptions"},
 		{Name: "subscription fan-out", PK: "T#{tenant}#SUBS#{uri...}", SK: "{session}", Owner: "shared/subscriptions"},
+
+		// Durable work under its credential (shared/tasks, shared/readtools).
+		{Name: "task", PK: "T#{tenant}#CRED#{credential}", SK: "TASK#{task}", Owner: "shared/tasks"},
+		{Name: "task payload part", PK: "T#{tenant}#CRED#{credential}", SK: "TASKPART#{task}#{payload}#{seq}", Owner: "shared/tasks"},
+		{Name: "task question", PK: "T#{tenant}#CRED#{credential}", SK: "TASKREQ#{task}#{round}#{n}", Owner: "shared/tasks"},
+		{Name: "fact-record export part", PK: "T#{tenant}#CRED#{credential}", SK: "EXPORT#{export}#{seq}", Owner: "shared/readtools"},
 
 		// Prompts, audit.
 		{Name: "prompt override", PK: "T#{tenant}", SK: "PROMPT#{prompt}", Owner: "shared/prompts"},

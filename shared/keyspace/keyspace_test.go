@@ -87,7 +87,7 @@ func TestTheOverlapRuleItselfTellsKeysApart(t *testing.T) {
 
 // sharedPartitions are the partition shapes the keyspace functions build;
 // their literal words belong to no single owner.
-var sharedPartitions = []string{"T#{tenant}#M#{matter}", "T#{tenant}", "CRED#{key hash}", "SESS#{session}"}
+var sharedPartitions = []string{"T#{tenant}#M#{matter}", "T#{tenant}#CRED#{credential}", "T#{tenant}", "CRED#{key hash}", "SESS#{session}"}
 
 // ownedWords are the literal key words each owner may spell in its source:
 // its kinds' sort key words, and their partition words beyond a shared

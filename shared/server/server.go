@@ -7,7 +7,8 @@
 //
 // Capabilities declared at initialize are exactly what is served: tools,
 // logging, prompts, resources (subscribe true only when the GET stream that
-// carries resource updates is offered, Config.GETStream) and completions.
+// carries resource updates is offered, Config.GETStream), completions, and
+// tasks to 2025-11-25 sessions when tasks are served (Config.TaskQueue).
 package server
 
 import (
@@ -25,12 +26,14 @@ import (
 	"github.com/custodymcp/custody/shared/gate"
 	"github.com/custodymcp/custody/shared/mcp"
 	"github.com/custodymcp/custody/shared/prompts"
+	"github.com/custodymcp/custody/shared/queue"
 	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/readtools"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/resources"
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/subscriptions"
+	"github.com/custodymcp/custody/shared/tasks"
 	"github.com/custodymcp/custody/shared/tools"
 )
 
@@ -111,6 +114,18 @@ type Config struct {
 	// OAuth-capable clients do not start a login that cannot succeed
 	// (PROTOCOL.md "Authorization").
 	OAuth *oauth.Verifier
+	// TaskQueue, when set, serves tasks in the 2025-11-25 dialect (package
+	// tasks): a task-augmented tools/call sends its task's message here,
+	// tasks/get, tasks/list, tasks/result and tasks/cancel and the tasks
+	// capability are served, and the long read tools (export_fact_record,
+	// get_fact_export, audit_citations) with the export resource template
+	// are registered. The worker and the sweeper are Server.Tasks'. nil:
+	// no tasks (the Lambda until issue 11).
+	TaskQueue queue.Sender
+	// TaskOptions tune the tasks (leases, attempts, ttl, polling); their
+	// Store, Tools, Gate, Queue, Cursors, Logger and Now are the
+	// composition's own.
+	TaskOptions tasks.Options
 }
 
 // Core is what every front door shares, built once (issue 9, "one
@@ -141,6 +156,9 @@ type Server struct {
 	Registry  *tools.Registry
 	Prompts   *prompts.Registry
 	Resources *resources.Registry
+	// Tasks is the tasks service when Config.TaskQueue is set: its worker
+	// (Handle) and sweeper duties (Duties) run beside the endpoint.
+	Tasks *tasks.Service
 
 	oauth *oauth.Verifier
 }
@@ -179,6 +197,11 @@ func New(cfg Config) (*Server, error) {
 	if err := readtools.Register(reg, readtools.Options{Repo: repo}); err != nil {
 		return nil, err
 	}
+	if cfg.TaskQueue != nil {
+		if err := readtools.RegisterTaskTools(reg, readtools.Options{Repo: repo, Store: cfg.Store}); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.RegisterExtra != nil {
 		if err := cfg.RegisterExtra(reg); err != nil {
 			return nil, err
@@ -208,6 +231,11 @@ func New(cfg Config) (*Server, error) {
 	if err := resources.AddCustody(res); err != nil {
 		return nil, err
 	}
+	if cfg.TaskQueue != nil {
+		if err := resources.AddExports(res); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.RegisterExtraResources != nil {
 		if err := cfg.RegisterExtraResources(res); err != nil {
 			return nil, err
@@ -221,29 +249,44 @@ func New(cfg Config) (*Server, error) {
 	}
 	g := gate.New(cfg.Store, gate.Options{Limits: cfg.Limits, OAuth: cfg.OAuth, SessionTTL: cfg.SessionTTL,
 		MaxSessions: cfg.MaxSessions, MaxConcurrent: cfg.MaxConcurrent, FrozenTenants: cfg.KillSwitch.FrozenTenants, AuditRetention: cfg.AuditRetention})
+	var svc *tasks.Service
+	capabilities := mcp.ServerCapabilities{
+		Tools:       &mcp.ListChangedCapability{},
+		Logging:     &struct{}{},
+		Prompts:     &mcp.ListChangedCapability{},
+		Resources:   &mcp.ResourcesCapability{Subscribe: cfg.GETStream},
+		Completions: &struct{}{},
+	}
+	var bound mcp.BoundQuestions
+	if cfg.TaskQueue != nil {
+		to := cfg.TaskOptions
+		to.Store, to.Tools, to.Gate, to.Queue, to.Cursors, to.Logger, to.Now = cfg.Store, reg, g, cfg.TaskQueue, cursors, cfg.Logger, cfg.Now
+		if to.AuditRetention == 0 {
+			to.AuditRetention = cfg.AuditRetention
+		}
+		svc = tasks.New(to)
+		reg.ServeTasks(svc)
+		capabilities.Tasks = tasks.Capability()
+		bound = svc.Answers
+	}
 	core := &Core{Store: cfg.Store, Repo: repo, Funnel: funnel, Gate: g, Tools: reg, Prompts: prm,
 		Resources: res, Cursors: cursors, States: states, Logger: cfg.Logger, Now: cfg.Now}
 	srv := mcp.NewServer(mcp.Options{
-		Gate:           g,
-		ParamsDecoded:  cfg.ParamsDecoded,
-		Challenge:      challenge(cfg.OAuth),
-		Store:          cfg.Store,
-		PollMin:        cfg.PollMin,
-		PollMax:        cfg.PollMax,
-		GETStream:      cfg.GETStream,
-		StreamPoll:     cfg.StreamPoll,
-		MayDeliver:     res.MayDeliver,
-		Heartbeat:      cfg.Heartbeat,
-		Recheck:        cfg.Recheck,
-		AnonymousToken: cfg.AnonymousToken,
-		ServerInfo:     mcp.Implementation{Name: "custody", Title: "Custody", Version: Version},
-		Capabilities: mcp.ServerCapabilities{
-			Tools:       &mcp.ListChangedCapability{},
-			Logging:     &struct{}{},
-			Prompts:     &mcp.ListChangedCapability{},
-			Resources:   &mcp.ResourcesCapability{Subscribe: cfg.GETStream},
-			Completions: &struct{}{},
-		},
+		Gate:            g,
+		ParamsDecoded:   cfg.ParamsDecoded,
+		Challenge:       challenge(cfg.OAuth),
+		Store:           cfg.Store,
+		PollMin:         cfg.PollMin,
+		PollMax:         cfg.PollMax,
+		GETStream:       cfg.GETStream,
+		StreamPoll:      cfg.StreamPoll,
+		MayDeliver:      res.MayDeliver,
+		Heartbeat:       cfg.Heartbeat,
+		Recheck:         cfg.Recheck,
+		AnonymousToken:  cfg.AnonymousToken,
+		ServerInfo:      mcp.Implementation{Name: "custody", Title: "Custody", Version: Version},
+		Capabilities:    capabilities,
+		BoundQuestions:  bound,
 		Instructions:    cfg.Instructions,
 		InstructionsFor: tenantInstructions(repo, cfg.Instructions),
 		States:          states,
@@ -258,7 +301,10 @@ func New(cfg Config) (*Server, error) {
 	prm.Install(srv)
 	res.Install(srv)
 	completion.Install(srv, completion.Options{Prompts: prm, Resources: res, Logger: cfg.Logger})
-	return &Server{Core: core, MCP: srv, Registry: reg, Prompts: prm, Resources: res, oauth: cfg.OAuth}, nil
+	if svc != nil {
+		svc.Install(srv)
+	}
+	return &Server{Core: core, MCP: srv, Registry: reg, Prompts: prm, Resources: res, Tasks: svc, oauth: cfg.OAuth}, nil
 }
 
 // challenge is the 401 challenge: the verifier's once an issuer is

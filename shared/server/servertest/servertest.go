@@ -22,6 +22,7 @@ import (
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/auth/oauth"
 	"github.com/custodymcp/custody/shared/prompts"
+	"github.com/custodymcp/custody/shared/queue"
 	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/records/seed"
@@ -30,6 +31,7 @@ import (
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/store/filestore"
 	"github.com/custodymcp/custody/shared/store/storetest"
+	"github.com/custodymcp/custody/shared/tasks"
 	"github.com/custodymcp/custody/shared/tools"
 )
 
@@ -99,6 +101,12 @@ type Options struct {
 	// this issuer configuration; each instance's PublicBaseURL is its own
 	// httptest URL, so its canonical resource is that URL + "/mcp".
 	OAuth *oauth.Config
+	// TaskQueue, when set, serves tasks (server.Config.TaskQueue): the test
+	// decides whether a dispatcher delivers its messages (StartWorker) or
+	// it calls the worker itself.
+	TaskQueue queue.Sender
+	// TaskOptions tune the tasks (server.Config.TaskOptions).
+	TaskOptions tasks.Options
 }
 
 // Env is a running endpoint.
@@ -182,6 +190,7 @@ func New(t testing.TB, opts Options) *Env {
 		GETStream: opts.GETStream, StreamPoll: 10 * time.Millisecond, Heartbeat: 20 * time.Millisecond,
 		Recheck:     50 * time.Millisecond,
 		MaxSessions: opts.MaxSessions, MaxConcurrent: opts.MaxConcurrent, ParamsDecoded: opts.ParamsDecoded,
+		TaskQueue: opts.TaskQueue, TaskOptions: opts.TaskOptions,
 	}
 	env.oauth = opts.OAuth
 	env.Server, env.URL = env.Instance(t)
