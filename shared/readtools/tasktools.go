@@ -222,12 +222,14 @@ type GetFactExportInput struct {
 
 // errNoExport is every failure to find an export: unknown, another
 // credential's, another matter's, expired.
-var errNoExport = tools.Refuse(tools.ClassNotFound, "No export with that export_id exists for this credential and matter (exports are kept 24 hours).")
+func errNoExport() *tools.Refusal {
+	return tools.Refuse(tools.ClassNotFound, "No export with that export_id exists for this credential and matter (exports are kept 24 hours).")
+}
 
 // getFactExport reads an export back, from the caller's own partition.
 func (rt *readTools) getFactExport(ctx context.Context, c *tools.Call, in GetFactExportInput) (FactExport, error) {
 	if !validExportID(in.ExportID) {
-		return FactExport{}, errNoExport
+		return FactExport{}, errNoExport()
 	}
 	k := exportKey(c, in.ExportID, 0)
 	page, err := rt.store.Query(ctx, store.Query{PK: k.PK, SK: store.SortKeyCondition{Prefix: exportPrefix(in.ExportID)},
@@ -236,7 +238,7 @@ func (rt *readTools) getFactExport(ctx context.Context, c *tools.Call, in GetFac
 		return FactExport{}, fmt.Errorf("read export %s: %w", in.ExportID, err)
 	}
 	if len(page.Items) == 0 || page.Items[0].String("case_id") != c.Matter.ID || int(page.Items[0].Int("parts")) != len(page.Items) {
-		return FactExport{}, errNoExport
+		return FactExport{}, errNoExport()
 	}
 	var data []byte
 	for _, it := range page.Items {

@@ -184,7 +184,7 @@ func (s *Service) cancel(ctx context.Context, req *mcp.Request) (any, error) {
 	u := store.Update{
 		Set: map[string]any{aStatus: StatusCancelled, aOpen: false, aUpdated: ms(now),
 			aMessage: "The task was cancelled by request."},
-		Remove: append(append([]string{}, leaseAttrs...), aInputRequests),
+		Remove: leaseAttrs(aInputRequests),
 	}
 	index(&u, indexExpires, r.ID, r.Expires())
 	req.Write(mcp.Writes{

@@ -278,8 +278,9 @@ func index(u *store.Update, kind, id string, due time.Time) {
 	u.GSI1PK, u.GSI1SK = &pk, &sk
 }
 
-// leaseAttrs are the attributes of a claim, removed when it ends.
-var leaseAttrs = []string{aLeaseHolder, aLeaseUntil}
+// leaseAttrs are the attributes of a claim, removed when it ends, with
+// the others named.
+func leaseAttrs(others ...string) []string { return append([]string{aLeaseHolder, aLeaseUntil}, others...) }
 
 // running is the condition of a write by the worker holding the lease.
 func running(holder string) []store.Condition {

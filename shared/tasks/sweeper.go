@@ -101,7 +101,7 @@ func (s *Service) sweepLease(ctx context.Context, r *Row, now time.Time, rep *sw
 		u := store.Update{
 			Set: map[string]any{aStatus: StatusFailed, aOpen: false, aOutcomeKind: KindRPCError, aIsError: false,
 				aOutcome: body, aMessage: msg, aUpdated: ms(now)},
-			Remove: append(append([]string{}, leaseAttrs...), aArgs),
+			Remove: leaseAttrs(aArgs),
 		}
 		index(&u, indexExpires, r.ID, r.Expires())
 		rec := &audit.Record{RequestID: r.ID + ".sweep", At: now, Tenant: r.Tenant, Principal: r.Ref.Owner,
@@ -121,7 +121,7 @@ func (s *Service) sweepLease(ctx context.Context, r *Row, now time.Time, rep *sw
 	u := store.Update{
 		Set: map[string]any{aStatus: StatusQueued, aQueued: ms(now), aUpdated: ms(now),
 			aMessage: fmt.Sprintf("The task's worker stopped (%s); it is queued again.", attemptText(r.Attempts, s.opts.AttemptLimit))},
-		Remove: leaseAttrs,
+		Remove: leaseAttrs(),
 	}
 	index(&u, indexQueued, r.ID, now.Add(s.opts.UnclaimedAfter))
 	_, err := s.opts.Store.Update(ctx, r.Key(), u, lapsed...)

@@ -216,7 +216,7 @@ func (s *Service) finish(ctx context.Context, r *Row, holder string, rec *audit.
 		u := store.Update{
 			Set: map[string]any{aStatus: status, aOpen: false, aOutcomeKind: kind, aIsError: isError,
 				aMessage: message, aUpdated: ms(now)},
-			Remove: append(append([]string{}, leaseAttrs...), aInputRequests, aInputAnswers, aArgs),
+			Remove: leaseAttrs(aInputRequests, aInputAnswers, aArgs),
 		}
 		if p.inline != nil {
 			u.Set[aOutcome] = p.inline
@@ -323,7 +323,7 @@ func (s *Service) needInput(ctx context.Context, r *Row, holder string, asked ma
 	u := store.Update{
 		Set: map[string]any{aStatus: StatusInputRequired, aInputRequests: enc, aInputRound: int64(r.InputRound + 1),
 			aUpdated: ms(now), aMessage: "The task needs input from the client: call tasks/result to receive its questions."},
-		Remove: leaseAttrs,
+		Remove: leaseAttrs(),
 	}
 	index(&u, indexExpires, r.ID, r.Expires())
 	_, err = s.opts.Store.Update(context.WithoutCancel(ctx), r.Key(), u, running(holder)...)
