@@ -71,7 +71,9 @@ func CredentialPK(keyHash string) string { return "CRED#" + keyHash }
 // strongly consistent and bound to it (docs/decisions.md "Storage"): its
 // tasks with their payload parts and questions, and its fact-record
 // exports.
-func CredentialWorkPK(tenant, credentialID string) string { return TenantPK(tenant) + "#CRED#" + credentialID }
+func CredentialWorkPK(tenant, credentialID string) string {
+	return TenantPK(tenant) + "#CRED#" + credentialID
+}
 
 // SessionPK is the partition of a 2025-era session: its row, its parked
 // questions, its outbox, its GET stream slots and its subscriptions.

@@ -280,7 +280,9 @@ func index(u *store.Update, kind, id string, due time.Time) {
 
 // leaseAttrs are the attributes of a claim, removed when it ends, with
 // the others named.
-func leaseAttrs(others ...string) []string { return append([]string{aLeaseHolder, aLeaseUntil}, others...) }
+func leaseAttrs(others ...string) []string {
+	return append([]string{aLeaseHolder, aLeaseUntil}, others...)
+}
 
 // running is the condition of a write by the worker holding the lease.
 func running(holder string) []store.Condition {
