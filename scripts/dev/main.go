@@ -457,6 +457,15 @@ func loopbackOnly(addr string) error {
 // not the fixture principal's). The key never leaves the folder: the server
 // uses it for requests that present no credential.
 func conformanceKey(ctx context.Context, dir datadir.Dir, st store.Store) (string, error) {
+	// The fixture principal is a row of its own tenant, like any key's
+	// owner: work that outlives its request (a task) re-admits the key by
+	// re-reading its owner (gate.Readmit). One import, keyed by its bytes.
+	if _, err := records.Import(ctx, st, records.Fixture{
+		Tenant:     records.Tenant{ID: conformanceTenant, Name: "Conformance fixture profile"},
+		Principals: []records.Principal{{ID: conformancePrincipal, Name: "The conformance suite", Role: records.RoleParalegal}},
+	}, time.Now()); err != nil {
+		return "", fmt.Errorf("create the fixture principal: %w", err)
+	}
 	key, err := dir.Read(datadir.ConformanceKeyFile)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", err
