@@ -123,7 +123,7 @@ type Config struct {
 	// no tasks (the Lambda until issue 11).
 	TaskQueue queue.Sender
 	// TaskOptions tune the tasks (leases, attempts, ttl, polling); their
-	// Store, Tools, Gate, Queue, Cursors, Logger and Now are the
+	// Store, Tools, Gate, Queue, Cursors, Funnel, Logger and Now are the
 	// composition's own.
 	TaskOptions tasks.Options
 }
@@ -261,6 +261,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.TaskQueue != nil {
 		to := cfg.TaskOptions
 		to.Store, to.Tools, to.Gate, to.Queue, to.Cursors, to.Logger, to.Now = cfg.Store, reg, g, cfg.TaskQueue, cursors, cfg.Logger, cfg.Now
+		to.Funnel = matters // a frozen tenant reaches no matter
 		if to.AuditRetention == 0 {
 			to.AuditRetention = cfg.AuditRetention
 		}

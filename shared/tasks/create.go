@@ -90,6 +90,7 @@ func (s *Service) Create(ctx context.Context, req *mcp.Request, inv tools.Invoca
 	req.Write(mcp.Writes{
 		Ops: append([]store.Op{store.PutOp(item, store.NotExists())}, args.parts...),
 		OnConflict: func(context.Context, int) (any, error) {
+			inv.Audit.Outcome = "" // the answer below records its own
 			return nil, &mcp.Error{Code: mcp.CodeInternalError, Message: "The task could not be created; retry."}
 		},
 		After: []mcp.Effect{s.sendEffect(r)},

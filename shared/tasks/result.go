@@ -9,6 +9,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/custodymcp/custody/shared/access"
 	"github.com/custodymcp/custody/shared/mcp"
 )
 
@@ -39,7 +40,7 @@ func (s *Service) result(ctx context.Context, req *mcp.Request) (any, error) {
 		return nil, err
 	}
 	if !r.Open() {
-		return s.final(ctx, r)
+		return s.final(ctx, req, r)
 	}
 	streamed := req.OpenStream() == nil
 	deadline := time.Now().Add(s.opts.ResultWait)
@@ -52,7 +53,7 @@ func (s *Service) result(ctx context.Context, req *mcp.Request) (any, error) {
 	beat := time.Now().Add(s.opts.Heartbeat)
 	for {
 		if !r.Open() {
-			return s.final(ctx, r)
+			return s.final(ctx, req, r)
 		}
 		if streamed {
 			if r.Status == StatusInputRequired {
@@ -112,8 +113,22 @@ func (s *Service) result(ctx context.Context, req *mcp.Request) (any, error) {
 	}
 }
 
-// final is the answer of tasks/result for a terminal task.
-func (s *Service) final(ctx context.Context, r *Row) (any, error) {
+// final is the answer of tasks/result for a terminal task. A stored result
+// holds rows of the task's matter as they were when it ran; it is returned
+// only while the caller still reaches that matter (the access funnel, read
+// again now: an ethical wall raised since withholds it, and the task is
+// then answered as one that does not exist, like every withheld item).
+func (s *Service) final(ctx context.Context, req *mcp.Request, r *Row) (any, error) {
+	if r.Matter != "" && s.opts.Funnel != nil {
+		_, err := s.opts.Funnel.Matter(ctx, access.WhoOf(req.Credential), r.Matter)
+		switch {
+		case errors.Is(err, access.ErrNoMatter):
+			return nil, errNoTask()
+		case err != nil:
+			s.log.WarnContext(ctx, "re-check a task's matter", "taskId", r.ID, "err", err)
+			return nil, errUnavailable()
+		}
+	}
 	if r.Status == StatusCancelled {
 		return nil, &mcp.Error{Code: mcp.CodeInternalError,
 			Message: "The task was cancelled before it finished; it has no result.",

@@ -63,12 +63,15 @@
 package tasks
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
+	"github.com/custodymcp/custody/shared/access"
 	"github.com/custodymcp/custody/shared/gate"
 	"github.com/custodymcp/custody/shared/mcp"
 	"github.com/custodymcp/custody/shared/queue"
+	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/tools"
 )
@@ -120,7 +123,11 @@ type Options struct {
 	// Gate re-admits the creating credential (gate.Gate.Readmit).
 	Gate *gate.Gate
 	// Queue receives a message per task to run (and per re-enqueue).
-	Queue   queue.Sender
+	Queue queue.Sender
+	// Funnel judges again, when a stored result is returned, whether the
+	// caller still reaches the task's matter (nil: the stored result is
+	// returned as it is).
+	Funnel  MatterFunnel
 	Cursors *mcp.CursorSealer
 	Logger  *slog.Logger
 	// Now is the clock of rows and sweeps; nil means time.Now.
@@ -147,6 +154,12 @@ type Options struct {
 	PageSize int
 	// AuditRetention is the audit rows' TTL (0: gate.DefaultAuditRetention).
 	AuditRetention time.Duration
+}
+
+// MatterFunnel is the access funnel as tasks/result uses it
+// (access.Funnel satisfies it).
+type MatterFunnel interface {
+	Matter(ctx context.Context, who access.Who, caseID string) (records.Matter, error)
 }
 
 // Service is the tasks of one composition.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/custodymcp/custody/shared/admin"
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/mcp"
 	"github.com/custodymcp/custody/shared/records/seed"
@@ -760,5 +761,25 @@ func TestTheSweeperPurgesATaskPastItsTTLWithItsPartsAndQuestions(t *testing.T) {
 	}
 	if n := count(); n != 0 {
 		t.Errorf("%d rows left in the credential's partition after the purge", n)
+	}
+}
+
+// A stored result holds the matter's rows as they were; it is not returned
+// once the caller no longer reaches the matter (docs/decisions.md "Identity
+// and binding": a new ethical wall holds on the very next call).
+func TestAStoredResultIsWithheldOnceAnEthicalWallScreensItsCreator(t *testing.T) {
+	env := newTaskEnv(t, true, nil)
+	s := env.Initialize(t, servertest.Attorney, rev)
+	id := s.CreateTask(t, "audit_citations", map[string]any{"case_id": seed.Meridian}, 0)
+	s.AwaitTask(t, id, "completed")
+	if res := resultOf(t, s.TaskResult(t, id)); res["structuredContent"] == nil {
+		t.Fatalf("tasks/result before the wall = %v", res)
+	}
+	if _, err := admin.Screen(context.Background(), env.Store, admin.ScreenRequest{Tenant: seed.DemoTenant,
+		CaseID: seed.Meridian, Principal: seed.DemoAttorney, Screened: true}, env.Clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := errorOf(s.TaskResult(t, id)); code != mcp.CodeInvalidParams {
+		t.Errorf("tasks/result behind the wall: code %d, want -32602, as for a task that does not exist", code)
 	}
 }

@@ -13,14 +13,19 @@ import (
 
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/mcp"
+	"github.com/custodymcp/custody/shared/records/seed"
 	"github.com/custodymcp/custody/shared/server/servertest"
 	"github.com/custodymcp/custody/shared/tools"
 )
 
-// TaskInput sizes the task fixture's answer.
+// TaskInput sizes the task fixture's answer and may name a matter.
 type TaskInput struct {
-	Bytes int `json:"bytes"`
+	Bytes  int    `json:"bytes"`
+	CaseID string `json:"case_id,omitempty"`
 }
+
+// MatterID implements tools.MatterScoped.
+func (in TaskInput) MatterID() string { return in.CaseID }
 
 // registerTaskFixture adds fixture_task: a tool that may run as a task,
 // reads nothing and answers Bytes bytes of text, so that the round trips
@@ -69,9 +74,13 @@ func TestTaskRoundTripsOnDynamoDBArePinned(t *testing.T) {
 			t.Fatalf("worker: %v %v", resp, err)
 		}
 	}
-	create := func(bytes int) string {
+	create := func(bytes int, matter ...string) string {
+		args := map[string]any{"bytes": bytes}
+		if len(matter) > 0 {
+			args["case_id"] = matter[0]
+		}
 		return taskID(t, s.Post(t, []byte(rpc(3, "tools/call", map[string]any{"name": "fixture_task",
-			"arguments": map[string]any{"bytes": bytes}, "task": map[string]any{"ttl": 60_000}}))))
+			"arguments": args, "task": map[string]any{"ttl": 60_000}}))))
 	}
 	method := func(name, id string) *servertest.Response {
 		return s.Post(t, []byte(rpc(4, name, map[string]any{"taskId": id})))
@@ -130,5 +139,18 @@ func TestTaskRoundTripsOnDynamoDBArePinned(t *testing.T) {
 	want := cost{"BatchGetItem": 1, "GetItem": 1, "Query": 1, "TransactWriteItems": 1}
 	if diff := cmp.Diff(want, cost(env.ops.take())); diff != "" {
 		t.Errorf("tasks/result of a result kept in parts: DynamoDB requests (-want +got):\n%s", diff)
+	}
+
+	// A task of a matter: the worker's funnel reads the matter row, and so
+	// does tasks/result before it returns the stored result.
+	matter := create(10, seed.Meridian)
+	env.ops.take()
+	deliver()
+	if diff := cmp.Diff(cost{"UpdateItem": 1, "GetItem": 2, "BatchGetItem": 1, "TransactWriteItems": 1}, cost(env.ops.take())); diff != "" {
+		t.Errorf("the worker of a matter's task: DynamoDB requests (-want +got):\n%s", diff)
+	}
+	method("tasks/result", matter)
+	if diff := cmp.Diff(cost{"BatchGetItem": 1, "GetItem": 2, "TransactWriteItems": 1}, cost(env.ops.take())); diff != "" {
+		t.Errorf("tasks/result of a matter's task: DynamoDB requests (-want +got):\n%s", diff)
 	}
 }
