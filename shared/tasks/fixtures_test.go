@@ -36,6 +36,9 @@ type gate struct {
 	entered chan struct{}
 	release chan struct{}
 	once    *sync.Once
+	// onStop, when set, hears of a run whose context ended before the
+	// release (set before the run starts).
+	onStop func(error)
 }
 
 func newGate() *gate {
@@ -69,6 +72,9 @@ func (g *gate) pass(ctx context.Context) error {
 	case <-g.release:
 		return nil
 	case <-ctx.Done():
+		if g.onStop != nil {
+			g.onStop(ctx.Err())
+		}
 		return ctx.Err()
 	}
 }
