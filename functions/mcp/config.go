@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/custodymcp/custody/shared/approvals"
 	"github.com/custodymcp/custody/shared/auth/oauth"
 	"github.com/custodymcp/custody/shared/store/dynamostore"
 )
@@ -48,6 +49,21 @@ import (
 //	LOG_LEVEL               optional. DEBUG, INFO, WARN or ERROR; default INFO. The template
 //	                        sets it from the same parameter as LoggingConfig.ApplicationLogLevel.
 //
+// The upload lane (shared/uploads, docs/contracts.md §5; all optional: empty, the lane's tools
+// and /downloads do not exist). The template leaves them empty until the scan-gate issue (17)
+// adds the buckets, the UploadSigner role and the scanner; until then a configured lane has no
+// scanner, so its two spending tools refuse SCANNER_UNAVAILABLE and spend nothing.
+//
+//	STAGING_BUCKET          the staging bucket (incoming/, verified/, quarantine/). With
+//	                        RECORD_BUCKET, or neither.
+//	RECORD_BUCKET           the record bucket (obj/): the stored files downloads redirect to.
+//	UPLOAD_SIGNER_ROLE_ARN  the IAM role whose sessions sign part URLs (blob.UploadSignerCredentials:
+//	                        1 h STS sessions, renewed under 35 min left), allowed only s3:PutObject on
+//	                        incoming/*. Required with the buckets on AWS; in emulator runs, empty signs
+//	                        with the function's own credentials.
+//	S3_ENDPOINT             emulator runs only: the local S3 server's base URL (path-style). Refused
+//	                        unless DYNAMODB_ENDPOINT is set.
+//
 // OAuth (shared/auth/oauth; all optional, read only when OAUTH_ISSUER is set):
 //
 //	OAUTH_ISSUER            the authorization server's issuer identifier, the exact "iss" of its
@@ -66,6 +82,18 @@ import (
 //	                        cannot add a tenant claim); a token naming another tenant is refused.
 //	OAUTH_USER_CLAIM        the claim naming the user (the principal); default sub.
 //	OAUTH_CLASS_CLAIM       the claim that may say client_safe; default custody_class.
+//
+// The approval page under /approvals (shared/approvals) builds its links from PUBLIC_BASE_URL.
+// Its sign-in with the firm's accounts (all optional; shared/approvals.OIDCFromEnv, read with
+// OAUTH_ISSUER only):
+//
+//	OIDC_CLIENT_ID               the page's client at OAUTH_ISSUER; set, people may sign in there
+//	                             (OIDC code flow with PKCE S256), besides one-time sign-in links.
+//	OIDC_AUTHORIZATION_ENDPOINT  required with OIDC_CLIENT_ID: the issuer's authorization_endpoint.
+//	OIDC_TOKEN_ENDPOINT          required with OIDC_CLIENT_ID: the issuer's token_endpoint.
+//	OIDC_CLIENT_SECRET_ARN       the Secrets Manager secret whose SecretString is the client secret,
+//	                             read at cold start; empty: a public client.
+//	OIDC_SCOPES                  scopes requested besides openid, space-separated.
 
 // Config is the function's configuration, read once at cold start.
 type Config struct {
@@ -88,9 +116,20 @@ type Config struct {
 	// AuditRetention is the audit rows' TTL (0: the gate's default).
 	AuditRetention time.Duration
 	LogLevel       slog.Level
+	// StagingBucket and RecordBucket name the upload lane's buckets; both
+	// "" when the lane is off.
+	StagingBucket, RecordBucket string
+	// UploadSignerRoleARN is the role whose sessions sign part URLs ("":
+	// the function's own credentials, emulator runs only).
+	UploadSignerRoleARN string
+	// S3Endpoint is the local S3 server of an emulator run ("" on AWS).
+	S3Endpoint string
 	// OAuth configures the OAuth resource server; nil means API keys only.
 	// Its PublicBaseURL is PublicBaseURL; main adds the logger.
 	OAuth *oauth.Config
+	// OIDC is the approval page's client at the OAuth issuer; nil means
+	// sign-in links only. Its ClientSecret is filled by LoadOIDCSecret.
+	OIDC *approvals.OIDCSettings
 }
 
 // Limits of MAX_BODY_BYTES.
@@ -237,12 +276,86 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		bad("LOG_LEVEL", "must be DEBUG, INFO, WARN or ERROR")
 	}
 
+	c.StagingBucket, c.RecordBucket = getenv("STAGING_BUCKET"), getenv("RECORD_BUCKET")
+	c.UploadSignerRoleARN, c.S3Endpoint = getenv("UPLOAD_SIGNER_ROLE_ARN"), getenv("S3_ENDPOINT")
+	switch lane := c.StagingBucket != "" || c.RecordBucket != ""; {
+	case lane && (c.StagingBucket == "" || c.RecordBucket == ""):
+		bad("STAGING_BUCKET", "and RECORD_BUCKET are set together or not at all")
+	case lane:
+		for _, v := range [][2]string{{"STAGING_BUCKET", c.StagingBucket}, {"RECORD_BUCKET", c.RecordBucket}} {
+			if !validBucketName(v[1]) {
+				bad(v[0], "is not an S3 bucket name (3-63 of a-z 0-9 . -)")
+			}
+		}
+		if c.StagingBucket == c.RecordBucket {
+			bad("RECORD_BUCKET", "must differ from STAGING_BUCKET")
+		}
+		if c.UploadSignerRoleARN == "" && !emulated {
+			bad("UPLOAD_SIGNER_ROLE_ARN", "is required with the upload lane's buckets (part URLs are signed by that role only)")
+		}
+	case c.UploadSignerRoleARN != "" || c.S3Endpoint != "":
+		bad("STAGING_BUCKET", "is required when UPLOAD_SIGNER_ROLE_ARN or S3_ENDPOINT is set")
+	}
+	if c.UploadSignerRoleARN != "" && !validRoleARN(c.UploadSignerRoleARN) {
+		bad("UPLOAD_SIGNER_ROLE_ARN", "is not an IAM role ARN (arn:<partition>:iam::<account>:role/<name>)")
+	}
+	if c.S3Endpoint != "" {
+		if !emulated {
+			bad("S3_ENDPOINT", "is refused unless DYNAMODB_ENDPOINT is set (emulator runs only)")
+		} else if u, err := url.Parse(c.S3Endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad("S3_ENDPOINT", "is not an http(s) URL")
+		}
+	}
+
 	c.OAuth = oauth.ConfigFromEnv(getenv, c.PublicBaseURL, emulated, func(name, problem string) { bad(name, "%s", problem) })
+	c.OIDC = approvals.OIDCFromEnv(getenv, c.OAuth != nil, emulated, func(name, problem string) { bad(name, "%s", problem) })
 
 	if len(errs) > 0 {
 		return Config{}, &ConfigError{Vars: errs}
 	}
 	return c, nil
+}
+
+// LaneEnabled reports whether the upload lane's buckets are configured.
+func (c Config) LaneEnabled() bool { return c.StagingBucket != "" }
+
+// validBucketName holds s to S3's general-purpose bucket naming rule (S3
+// User Guide, "Bucket naming rules"): 3 to 63 lowercase letters, digits,
+// dots and hyphens, beginning and ending with a letter or digit.
+func validBucketName(s string) bool {
+	if len(s) < 3 || len(s) > 63 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
+		if !alnum && (i == 0 || i == len(s)-1 || (c != '.' && c != '-')) {
+			return false
+		}
+	}
+	return true
+}
+
+// validRoleARN holds s to the shape of an IAM role ARN (IAM User Guide,
+// "IAM identifiers"): arn:<partition>:iam::<12-digit account>:role/<path and name>.
+func validRoleARN(s string) bool {
+	parts := strings.SplitN(s, ":", 6)
+	if len(parts) != 6 || parts[0] != "arn" || !strings.HasPrefix(parts[1], "aws") || parts[2] != "iam" || parts[3] != "" {
+		return false
+	}
+	if len(parts[4]) != 12 || strings.Trim(parts[4], "0123456789") != "" {
+		return false
+	}
+	name, ok := strings.CutPrefix(parts[5], "role/")
+	if !ok || name == "" || len(name) > 512 {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_+=,.@/-", r)) {
+			return false
+		}
+	}
+	return true
 }
 
 // ServerLogLevel is the level of the MCP transport's own logger. Its
@@ -312,4 +425,23 @@ func (c Config) CursorKey(ctx context.Context, fetch func(ctx context.Context, a
 		return nil, &VarError{Name: "CURSOR_KEY_SECRET_ARN", Problem: "names a secret whose value " + err.Error()}
 	}
 	return key, nil
+}
+
+// LoadOIDCSecret reads the approval page's OIDC client secret from the
+// secret OIDC_CLIENT_SECRET_ARN names (fetch is lambdaio.SecretString in
+// main) into OIDC.ClientSecret; with no OIDC client or no ARN (a public
+// client) it does nothing. Its error is a *VarError naming the variable.
+func (c *Config) LoadOIDCSecret(ctx context.Context, fetch func(ctx context.Context, arn string) (string, error)) error {
+	if c.OIDC == nil || c.OIDC.ClientSecretARN == "" {
+		return nil
+	}
+	s, err := fetch(ctx, c.OIDC.ClientSecretARN)
+	if err != nil {
+		return &VarError{Name: "OIDC_CLIENT_SECRET_ARN", Problem: "names a secret that could not be read: " + err.Error()}
+	}
+	if s = strings.TrimSpace(s); s == "" {
+		return &VarError{Name: "OIDC_CLIENT_SECRET_ARN", Problem: "names an empty secret"}
+	}
+	c.OIDC.ClientSecret = s
+	return nil
 }

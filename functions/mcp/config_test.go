@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+const testRoleARN = "arn:aws:iam::123456789012:role/custody-prod-UploadSignerRole-1ABC"
+
 const testSecretARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:custody-cursor-key-AbCdEf"
 
 // awsEnv is a valid environment on AWS.
@@ -58,6 +60,29 @@ func TestLoadConfigOnAWS(t *testing.T) {
 	}
 }
 
+// The upload lane's variables: both buckets and the UploadSigner role on
+// AWS; an emulator run may sign with its own credentials against a local
+// S3 server.
+func TestLoadConfigOfTheUploadLane(t *testing.T) {
+	got, err := LoadConfig(with(awsEnv(), "STAGING_BUCKET", "custody-prod-staging", "RECORD_BUCKET", "custody-prod-record",
+		"UPLOAD_SIGNER_ROLE_ARN", testRoleARN))
+	if err != nil {
+		t.Fatalf("LoadConfig() error = %v", err)
+	}
+	if !got.LaneEnabled() || got.StagingBucket != "custody-prod-staging" || got.RecordBucket != "custody-prod-record" || got.UploadSignerRoleARN != testRoleARN {
+		t.Errorf("LoadConfig() = %+v", got)
+	}
+	emu, err := LoadConfig(with(awsEnv(), "CURSOR_KEY_SECRET_ARN", "", "DYNAMODB_ENDPOINT", "http://127.0.0.1:8000",
+		"LOCAL_CURSOR_KEY_HEX", testCursorKeyHex, "PUBLIC_BASE_URL", "http://127.0.0.1:3000/prod",
+		"STAGING_BUCKET", "custody-staging", "RECORD_BUCKET", "custody-record", "S3_ENDPOINT", "http://127.0.0.1:9000"))
+	if err != nil || !emu.LaneEnabled() || emu.S3Endpoint != "http://127.0.0.1:9000" || emu.UploadSignerRoleARN != "" {
+		t.Errorf("LoadConfig() emulated = %+v, %v", emu, err)
+	}
+	if off, err := LoadConfig(with(awsEnv())); err != nil || off.LaneEnabled() {
+		t.Errorf("without the buckets: LaneEnabled() = %v, %v; want false", off.LaneEnabled(), err)
+	}
+}
+
 func TestLoadConfigEmulated(t *testing.T) {
 	got, err := LoadConfig(with(awsEnv(), "CURSOR_KEY_SECRET_ARN", "", "DYNAMODB_ENDPOINT", "http://127.0.0.1:8000",
 		"LOCAL_CURSOR_KEY_HEX", testCursorKeyHex, "PUBLIC_BASE_URL", "http://127.0.0.1:3000/prod",
@@ -103,6 +128,13 @@ func TestLoadConfigNamesEachBadVariable(t *testing.T) {
 		{"body limit over 1 MiB", []string{"MAX_BODY_BYTES", "4194304"}, []string{"MAX_BODY_BYTES"}},
 		{"body limit not a number", []string{"MAX_BODY_BYTES", "1MiB"}, []string{"MAX_BODY_BYTES"}},
 		{"log level", []string{"LOG_LEVEL", "TRACE"}, []string{"LOG_LEVEL"}},
+		{"one of the lane's buckets", []string{"STAGING_BUCKET", "custody-staging"}, []string{"STAGING_BUCKET"}},
+		{"the lane's buckets without the UploadSigner role", []string{"STAGING_BUCKET", "custody-staging", "RECORD_BUCKET", "custody-record"}, []string{"UPLOAD_SIGNER_ROLE_ARN"}},
+		{"one bucket for both", []string{"STAGING_BUCKET", "custody-x", "RECORD_BUCKET", "custody-x", "UPLOAD_SIGNER_ROLE_ARN", testRoleARN}, []string{"RECORD_BUCKET"}},
+		{"a bucket name S3 refuses", []string{"STAGING_BUCKET", "Custody_Staging", "RECORD_BUCKET", "custody-record", "UPLOAD_SIGNER_ROLE_ARN", testRoleARN}, []string{"STAGING_BUCKET"}},
+		{"a role ARN that is a user's", []string{"STAGING_BUCKET", "custody-staging", "RECORD_BUCKET", "custody-record", "UPLOAD_SIGNER_ROLE_ARN", "arn:aws:iam::123456789012:user/signer"}, []string{"UPLOAD_SIGNER_ROLE_ARN"}},
+		{"a role without the buckets", []string{"UPLOAD_SIGNER_ROLE_ARN", testRoleARN}, []string{"STAGING_BUCKET"}},
+		{"a local S3 endpoint on AWS", []string{"STAGING_BUCKET", "custody-staging", "RECORD_BUCKET", "custody-record", "UPLOAD_SIGNER_ROLE_ARN", testRoleARN, "S3_ENDPOINT", "http://127.0.0.1:9000"}, []string{"S3_ENDPOINT"}},
 		{"several at once, in order", []string{"DYNAMODB_TABLE", "", "LOG_LEVEL", "LOUD", "RESPONSE_STREAMING", ""},
 			[]string{"DYNAMODB_TABLE", "RESPONSE_STREAMING", "LOG_LEVEL"}},
 	}

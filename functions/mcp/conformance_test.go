@@ -67,7 +67,7 @@ func TestTheFunctionAnswersNoCredentialWith401AndHasNoFixtures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := newServer(cfg, emu.Store, key, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv, err := newServer(cfg, emu.Store, key, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

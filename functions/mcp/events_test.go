@@ -61,8 +61,14 @@ func TestSampleEventsRoundTrip(t *testing.T) {
 			if got := append(out, '\n'); !bytes.Equal(got, raw) {
 				t.Errorf("re-encoded sample differs from the file:\n%s", got)
 			}
-			if ev.Path != "/mcp" || ev.Resource != "/mcp" {
-				t.Errorf("path %q resource %q, want /mcp", ev.Path, ev.Resource)
+			switch {
+			case ev.Path == "/mcp" && ev.Resource == "/mcp":
+			case ev.Path == "/approvals" && ev.Resource == "/approvals":
+			case strings.HasPrefix(ev.Path, "/approvals/") && ev.Resource == "/approvals/{proxy+}" &&
+				ev.PathParameters["proxy"] == strings.TrimPrefix(ev.Path, "/approvals/"):
+			default:
+				t.Errorf("path %q resource %q (proxy %q), want /mcp, /approvals or /approvals/{proxy+} as API Gateway routes them",
+					ev.Path, ev.Resource, ev.PathParameters["proxy"])
 			}
 		})
 	}
@@ -121,13 +127,13 @@ func TestSampleEventsThroughTheHandler(t *testing.T) {
 				t.Fatal(err)
 			}
 			var logs bytes.Buffer
-			srv, err := newServer(cfg, st, key, slog.New(lambdaio.NewLogHandler(io.Discard, cfg.ServerLogLevel())))
+			srv, err := newServer(cfg, st, key, slog.New(lambdaio.NewLogHandler(io.Discard, cfg.ServerLogLevel())), nil)
 			if err != nil {
 				t.Fatalf("newServer() error = %v", err)
 			}
 			adapter := lambdaio.New(srv.Handler(), lambdaio.Options{Logger: slog.New(lambdaio.NewLogHandler(&logs, cfg.LogLevel))})
 			invocations := 0
-			playSamples(t, emu.Key, func(t *testing.T, raw []byte) response {
+			playSamples(t, emu.session(t), func(t *testing.T, raw []byte) response {
 				var ev events.APIGatewayProxyRequest
 				if err := json.Unmarshal(raw, &ev); err != nil {
 					t.Fatalf("decode sample: %v", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
+	"github.com/custodymcp/custody/shared/approvals"
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/records/seed"
@@ -91,6 +92,12 @@ var sampleDir = filepath.Join("..", "..", "events", "mcp")
 const (
 	placeholderKey     = "{{API_KEY}}"
 	placeholderSession = "{{SESSION_ID}}"
+	// The approval page's: a sign-in link's token (minted for the demo
+	// attorney before the samples play), the session cookie the sign-in
+	// answered, and the sign-out form's CSRF token the inbox carried.
+	placeholderSignIn = "{{SIGNIN_TOKEN}}"
+	placeholderCookie = "{{APPROVALS_COOKIE}}"
+	placeholderCSRF   = "{{APPROVALS_CSRF}}"
 )
 
 // response is an answer as an HTTP client sees it.
@@ -107,14 +114,32 @@ type sampleStep struct {
 	check func(t *testing.T, r response, s *sampleSession)
 }
 
-// sampleSession is the state the samples thread: the key and the session id.
+// sampleSession is the state the samples thread: the key and the session
+// id; the sign-in link, the approval session's cookie and its CSRF token.
 type sampleSession struct {
-	key, sessionID string
+	key, sessionID       string
+	signIn, cookie, csrf string
 }
 
+// session is the start of one play of the samples: the emulator's key and
+// a fresh sign-in link of the demo attorney (a link works once).
+func (e *emulator) session(t *testing.T) *sampleSession {
+	t.Helper()
+	l, err := approvals.MintLink(context.Background(), e.Store, approvals.LinkRequest{Tenant: seed.DemoTenant, Principal: seed.DemoAttorney}, time.Now())
+	if err != nil {
+		t.Fatalf("mint a sign-in link: %v", err)
+	}
+	return &sampleSession{key: e.Key, signIn: l.Token}
+}
+
+// sampleBase is the emulator runs' PUBLIC_BASE_URL (emulator.env).
+const sampleBase = "http://127.0.0.1"
+
 // sampleSession's sequence: initialize, the initialized notification,
-// tools/list, a read tool, DELETE, then an unauthenticated call. Every file
-// in events/mcp is one step (a test holds them equal).
+// tools/list, a read tool, DELETE; the approval page's sign-in (a form
+// body), its inbox (the cookie) and sign-out (cookie and form); then an
+// unauthenticated call. Every file in events/mcp is one step (a test holds
+// them equal).
 var sampleSteps = []sampleStep{
 	{"apigw-initialize.json", func(t *testing.T, r response, s *sampleSession) {
 		res := rpcResult(t, r, http.StatusOK)
@@ -167,6 +192,46 @@ var sampleSteps = []sampleStep{
 			t.Errorf("DELETE = %d %q, want 204", r.Status, r.Body)
 		}
 	}},
+	{"apigw-approvals-signin.json", func(t *testing.T, r response, s *sampleSession) {
+		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != sampleBase+"/approvals" {
+			t.Fatalf("sign-in = %d Location %q, want 303 to %s/approvals:\n%s", r.Status, r.Header.Get("Location"), sampleBase, r.Body)
+		}
+		for _, line := range r.Header.Values("Set-Cookie") {
+			c, err := http.ParseSetCookie(line)
+			if err == nil && c.Name == approvals.CookieName && c.HttpOnly && c.Secure && c.SameSite == http.SameSiteLaxMode && c.Path == "/" {
+				s.cookie = c.Value
+			}
+		}
+		if s.cookie == "" {
+			t.Fatalf("sign-in set no %s cookie with HttpOnly, Secure, SameSite=Lax, Path=/ (Set-Cookie %q)", approvals.CookieName, r.Header.Values("Set-Cookie"))
+		}
+	}},
+	{"apigw-approvals-inbox.json", func(t *testing.T, r response, s *sampleSession) {
+		if r.Status != http.StatusOK || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
+			t.Fatalf("inbox = %d %q, want an HTML page:\n%s", r.Status, r.Header.Get("Content-Type"), r.Body)
+		}
+		for k, want := range approvals.SecurityHeaders {
+			if got := r.Header.Get(k); got != want {
+				t.Errorf("inbox %s = %q, want %q", k, got, want)
+			}
+		}
+		body := string(r.Body)
+		if !strings.Contains(body, seed.DemoAttorney) || !strings.Contains(body, `href="`+sampleBase+`/approvals/style.css"`) {
+			t.Errorf("the inbox does not name %s or links off the public base:\n%s", seed.DemoAttorney, body)
+		}
+		const field = `name="csrf" value="`
+		i := strings.Index(body, field)
+		if i < 0 {
+			t.Fatalf("the inbox has no sign-out form:\n%s", body)
+		}
+		rest := body[i+len(field):]
+		s.csrf = rest[:strings.IndexByte(rest, '"')]
+	}},
+	{"apigw-approvals-signout.json", func(t *testing.T, r response, _ *sampleSession) {
+		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != sampleBase+"/approvals/signin" {
+			t.Errorf("sign-out = %d Location %q, want 303 to the sign-in page:\n%s", r.Status, r.Header.Get("Location"), r.Body)
+		}
+	}},
 	{"apigw-unauthenticated.json", func(t *testing.T, r response, _ *sampleSession) {
 		if r.Status != http.StatusUnauthorized || !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Bearer") {
 			t.Errorf("unauthenticated = %d, WWW-Authenticate %q; want 401 with a Bearer challenge", r.Status, r.Header.Get("WWW-Authenticate"))
@@ -202,14 +267,13 @@ func readSample(t *testing.T, file string, s *sampleSession) []byte {
 	if err != nil {
 		t.Fatalf("read sample: %v", err)
 	}
-	out := strings.ReplaceAll(string(raw), placeholderKey, s.key)
-	return []byte(strings.ReplaceAll(out, placeholderSession, s.sessionID))
+	return []byte(strings.NewReplacer(placeholderKey, s.key, placeholderSession, s.sessionID,
+		placeholderSignIn, s.signIn, placeholderCookie, s.cookie, placeholderCSRF, s.csrf).Replace(string(raw)))
 }
 
-// playSamples plays every sample in order through invoke.
-func playSamples(t *testing.T, key string, invoke func(t *testing.T, event []byte) response) {
+// playSamples plays every sample in order through invoke, from s.
+func playSamples(t *testing.T, s *sampleSession, invoke func(t *testing.T, event []byte) response) {
 	t.Helper()
-	s := &sampleSession{key: key}
 	for _, step := range sampleSteps {
 		t.Run(strings.TrimSuffix(step.file, ".json"), func(t *testing.T) {
 			step.check(t, invoke(t, readSample(t, step.file, s)), s)

@@ -7,8 +7,9 @@
 // clients, fetches the cursor sealing key from Secrets Manager and composes
 // the handler; any failure is one JSON log line naming what is wrong, then
 // exit 1, so Lambda reports an init error instead of serving half-built.
-// Only the read tools are registered: the test fixtures (and the conformance
-// profile built on them) never exist in this binary.
+// The read tools are registered, and the upload lane's when its buckets are
+// configured: the test fixtures (and the conformance profile built on
+// them) never exist in this binary.
 //
 // Build it as template.yaml does (make build-McpFunction):
 //
@@ -26,9 +27,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
 
+	"github.com/custodymcp/custody/shared/approvals"
 	"github.com/custodymcp/custody/shared/auth/oauth"
+	"github.com/custodymcp/custody/shared/blob"
 	"github.com/custodymcp/custody/shared/lambdaio"
 	"github.com/custodymcp/custody/shared/server"
 	"github.com/custodymcp/custody/shared/store"
@@ -53,12 +58,23 @@ func main() {
 	key, err := cfg.CursorKey(ctx, func(ctx context.Context, arn string) (string, error) {
 		return lambdaio.SecretString(ctx, secretsmanager.NewFromConfig(awsCfg), arn)
 	})
-	cancel()
 	if err != nil {
+		cancel()
 		fail("fetch the cursor sealing key", err)
 	}
+	err = cfg.LoadOIDCSecret(ctx, func(ctx context.Context, arn string) (string, error) {
+		return lambdaio.SecretString(ctx, secretsmanager.NewFromConfig(awsCfg), arn)
+	})
+	cancel()
+	if err != nil {
+		fail("fetch the OIDC client secret", err)
+	}
 	st := dynamostore.New(newDynamoDB(awsCfg, cfg), cfg.TableName, dynamostore.Options{})
-	srv, err := newServer(cfg, st, key, slog.New(lambdaio.NewLogHandler(os.Stdout, cfg.ServerLogLevel())))
+	lane, err := newLane(awsCfg, cfg)
+	if err != nil {
+		fail("build the upload lane's S3 engine", err)
+	}
+	srv, err := newServer(cfg, st, key, slog.New(lambdaio.NewLogHandler(os.Stdout, cfg.ServerLogLevel())), lane)
 	if err != nil {
 		fail("compose the /mcp handler", err)
 	}
@@ -68,7 +84,8 @@ func main() {
 		issuer = cfg.OAuth.Issuer
 	}
 	logger.Info("cold start", "table", cfg.TableName, "streaming", cfg.Streaming,
-		"resourceUrl", cfg.ResourceURL, "emulated", cfg.DynamoDBEndpoint != "", "oauthIssuer", issuer)
+		"resourceUrl", cfg.ResourceURL, "emulated", cfg.DynamoDBEndpoint != "", "oauthIssuer", issuer,
+		"uploadLane", cfg.LaneEnabled())
 	if cfg.Streaming {
 		lambda.Start(adapter.Stream)
 	}
@@ -86,12 +103,44 @@ func newDynamoDB(awsCfg aws.Config, cfg Config) *dynamodb.Client {
 	})
 }
 
+// newLane builds the upload lane's configuration (nil when its buckets are
+// not configured): the S3 engine over the staging and record buckets, with
+// part URLs signed by the UploadSigner role's sessions, and no scanner yet
+// (the scan gate and its engine come with issue 17), so the lane's two
+// spending tools refuse SCANNER_UNAVAILABLE while downloads work. The S3
+// client computes and checks checksums only where an operation requires
+// them, as the local one does (blob.LocalClientOptions), so the presigned
+// requests are the ones the tests send through s3local.
+func newLane(awsCfg aws.Config, cfg Config) (*server.LaneConfig, error) {
+	if !cfg.LaneEnabled() {
+		return nil, nil
+	}
+	client := s3.NewFromConfig(awsCfg, func(o *s3.Options) {
+		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
+		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
+		if cfg.S3Endpoint != "" {
+			blob.LocalClientOptions(cfg.S3Endpoint)(o)
+		}
+	})
+	var opts blob.Options
+	if cfg.UploadSignerRoleARN != "" {
+		opts.UploadPartCredentials = blob.UploadSignerCredentials(sts.NewFromConfig(awsCfg), cfg.UploadSignerRoleARN, time.Now)
+	}
+	eng, err := blob.New(client, blob.Buckets{Staging: cfg.StagingBucket, Record: cfg.RecordBucket}, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &server.LaneConfig{Blob: eng, PublicBaseURL: cfg.PublicBaseURL}, nil
+}
+
 // newServer composes the /mcp endpoint exactly as the function serves it:
-// the read tools only (no extra registrations), the 1 MiB body limit of AWS, the
-// configured browser origins, and the OAuth resource server when an issuer is
-// configured (its JWKS is fetched at the first token, not at cold start).
-// Tests build their handler through it too.
-func newServer(cfg Config, st store.Store, cursorKey []byte, logger *slog.Logger) (*server.Server, error) {
+// the read tools (no extra registrations), the upload lane when lane is
+// set, the 1 MiB body limit of AWS, the configured browser origins, the
+// OAuth resource server when an issuer is configured (its JWKS is fetched
+// at the first token, not at cold start), and the approval page under
+// /approvals, its links from PUBLIC_BASE_URL and, with an OIDC client,
+// sign-in at the issuer. Tests build their handler through it too.
+func newServer(cfg Config, st store.Store, cursorKey []byte, logger *slog.Logger, lane *server.LaneConfig) (*server.Server, error) {
 	var verifier *oauth.Verifier
 	if cfg.OAuth != nil {
 		oc := *cfg.OAuth
@@ -102,6 +151,10 @@ func newServer(cfg Config, st store.Store, cursorKey []byte, logger *slog.Logger
 		}
 		verifier = v
 	}
+	var oidc *approvals.OIDCClient
+	if cfg.OIDC != nil {
+		oidc = &cfg.OIDC.OIDCClient
+	}
 	return server.New(server.Config{
 		Store:          st,
 		CursorKey:      cursorKey,
@@ -110,6 +163,10 @@ func newServer(cfg Config, st store.Store, cursorKey []byte, logger *slog.Logger
 		AuditRetention: cfg.AuditRetention,
 		Logger:         logger,
 		OAuth:          verifier,
+		PublicBaseURL:  cfg.PublicBaseURL,
+		AllowHTTPBase:  cfg.DynamoDBEndpoint != "",
+		OIDC:           oidc,
+		Lane:           lane,
 	})
 }
 

@@ -114,7 +114,7 @@ func TestOAuthThroughTheHandler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := newServer(cfg, st, key, slog.New(lambdaio.NewLogHandler(io.Discard, cfg.ServerLogLevel())))
+	srv, err := newServer(cfg, st, key, slog.New(lambdaio.NewLogHandler(io.Discard, cfg.ServerLogLevel())), nil)
 	if err != nil {
 		t.Fatalf("newServer() error = %v", err)
 	}

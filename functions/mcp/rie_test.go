@@ -293,7 +293,7 @@ func TestRuntimeEmulatorStreamsTheSamples(t *testing.T) {
 	emu := startEmulator(t)
 	p := startRIE(t, rie, boot, emu.env(true))
 	var ids []string
-	playSamples(t, emu.Key, func(t *testing.T, event []byte) response {
+	playSamples(t, emu.session(t), func(t *testing.T, event []byte) response {
 		var ev events.APIGatewayProxyRequest
 		if err := json.Unmarshal(event, &ev); err != nil {
 			t.Fatal(err)

@@ -183,9 +183,9 @@ func TestTemplateFunctionsHaveTheirBuildTargets(t *testing.T) {
 }
 
 // configFiles are the files whose getenv calls make the function's
-// environment: config.go and the OAUTH_* parser it shares with the dev
-// server.
-var configFiles = []string{"config.go", "../../shared/auth/oauth/env.go"}
+// environment: config.go and the OAUTH_* and OIDC_* parsers it shares with
+// the dev server.
+var configFiles = []string{"config.go", "../../shared/auth/oauth/env.go", "../../shared/approvals/env.go"}
 
 // configVariables returns the variables the configuration reads: the
 // string literal of every getenv call in configFiles. A getenv of anything
@@ -346,10 +346,20 @@ func (tpl *cfnTemplate) templateRef(v any) error {
 		if len(branches) != 3 || tpl.Conditions[fmt.Sprint(branches[0])] == nil {
 			return fmt.Errorf("If of no condition of the template")
 		}
+		noValue := 0
 		for _, b := range branches[1:] {
+			// One branch may be AWS::NoValue: the element is then left out
+			// of its list (a secret granted only when it is configured).
+			if cmp.Equal(b, map[string]any{"Ref": "AWS::NoValue"}) {
+				noValue++
+				continue
+			}
 			if err := tpl.templateRef(b); err != nil {
 				return fmt.Errorf("If branch %v: %w", b, err)
 			}
+		}
+		if noValue == 2 {
+			return fmt.Errorf("If of two AWS::NoValue branches names nothing")
 		}
 		return nil
 	}
@@ -535,6 +545,89 @@ func TestTemplateAlarms(t *testing.T) {
 	for _, want := range []string{"5XXError", "Throttles", "Duration"} {
 		if !seen[want] {
 			t.Errorf("no alarm on %s", want)
+		}
+	}
+}
+
+// The approval page: /approvals and /approvals/{proxy+} answer GET and POST
+// through the function's streaming integration (the function answers in
+// one mode), every deployment depends on the four methods, API Gateway may
+// invoke the function for them, and the page's links (PUBLIC_BASE_URL)
+// carry the stage when no custom domain is given.
+func TestTemplateApprovalsStreamToTheFunction(t *testing.T) {
+	tpl := loadTemplate(t)
+	api := tpl.ofType("AWS::ApiGateway::RestApi")[0]
+	resourceAt := func(parent any, part string) string {
+		for _, id := range tpl.ofType("AWS::ApiGateway::Resource") {
+			p := asMap(tpl.Resources[id]["Properties"])
+			if p["PathPart"] == part && cmp.Equal(p["ParentId"], parent) {
+				return id
+			}
+		}
+		return ""
+	}
+	top := resourceAt(map[string]any{"Fn::GetAtt": []any{api, "RootResourceId"}}, "approvals")
+	if top == "" {
+		t.Fatal("no /approvals resource under the API's root")
+	}
+	proxy := resourceAt(map[string]any{"Ref": top}, "{proxy+}")
+	if proxy == "" {
+		t.Fatal("no /approvals/{proxy+} resource")
+	}
+	var methodIDs []string
+	for _, res := range []string{top, proxy} {
+		var methods []string
+		for _, id := range tpl.ofType("AWS::ApiGateway::Method") {
+			p := asMap(tpl.Resources[id]["Properties"])
+			if !cmp.Equal(p["ResourceId"], map[string]any{"Ref": res}) {
+				continue
+			}
+			methods = append(methods, fmt.Sprint(p["HttpMethod"]))
+			methodIDs = append(methodIDs, id)
+			in := asMap(p["Integration"])
+			uri, _ := path(in, "Uri", "Fn::Sub").(string)
+			if in["Type"] != "AWS_PROXY" || in["IntegrationHttpMethod"] != "POST" || in["ResponseTransferMode"] != "STREAM" ||
+				p["AuthorizationType"] != "NONE" ||
+				!strings.HasSuffix(uri, ":lambda:path/2021-11-15/functions/${McpFunction.Arn}/response-streaming-invocations") {
+				t.Errorf("%s integration = %v, want AWS_PROXY POST, STREAM, the response-streaming-invocations URI of McpFunction", id, in)
+			}
+		}
+		sort.Strings(methods)
+		if want := []string{"GET", "POST"}; !slices.Equal(methods, want) {
+			t.Errorf("%s methods = %v, want %v", res, methods, want)
+		}
+	}
+	deployments := tpl.ofType("AWS::ApiGateway::Deployment")
+	if len(deployments) != 1 {
+		t.Fatalf("deployments %v, want one", deployments)
+	}
+	for _, m := range methodIDs {
+		if !slices.Contains(oneOrMany(tpl.Resources[deployments[0]]["DependsOn"]), any(m)) {
+			t.Errorf("deployment %s does not depend on %s", deployments[0], m)
+		}
+	}
+	stageDeployment := path(tpl.Resources["ApiStage"], "Properties", "DeploymentId")
+	if !cmp.Equal(stageDeployment, map[string]any{"Ref": deployments[0]}) {
+		t.Errorf("the stage deploys %v, want %s", stageDeployment, deployments[0])
+	}
+	permitted := false
+	for _, id := range tpl.ofType("AWS::Lambda::Permission") {
+		p := asMap(tpl.Resources[id]["Properties"])
+		arn, _ := path(p, "SourceArn", "Fn::Sub").(string)
+		if p["Principal"] == "apigateway.amazonaws.com" && strings.HasSuffix(arn, "${Api}/*/*/approvals*") {
+			permitted = true
+		}
+	}
+	if !permitted {
+		t.Error("no Lambda permission lets API Gateway invoke McpFunction for /approvals and below")
+	}
+	base := path(tpl.Resources["McpFunction"], "Properties", "Environment", "Variables", "PUBLIC_BASE_URL", "Fn::If")
+	if b := asSlice(base); len(b) != 3 || !strings.HasSuffix(fmt.Sprint(path(b[2], "Fn::Sub")), "/${Stage}") {
+		t.Errorf("PUBLIC_BASE_URL = %v, want the stage's execute-api URL (stage included) without a custom domain", base)
+	}
+	for _, p := range []string{"OidcClientId", "OidcAuthorizationEndpoint", "OidcTokenEndpoint", "OidcClientSecretArn", "OidcScopes"} {
+		if tpl.Parameters[p] == nil {
+			t.Errorf("no parameter %s", p)
 		}
 	}
 }

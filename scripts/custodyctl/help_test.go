@@ -16,7 +16,8 @@ func TestHelpPrintsTheUsageToStdoutAndSucceeds(t *testing.T) {
 		{"keys", "-h"},
 		{"keys", "mint", "-h"}, {"keys", "list", "--help"}, {"keys", "revoke", "-h"},
 		{"tenant", "create", "-h"}, {"import", "-h"}, {"table", "create", "-h"},
-		{"screen", "add", "-h"}, {"screen", "remove", "--help"},
+		{"screen", "add", "-h"}, {"screen", "remove", "--help"}, {"signin-link", "-h"},
+		{"autonomy", "set", "-h"}, {"autonomy", "list", "--help"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			var out, errOut bytes.Buffer

@@ -1,15 +1,28 @@
 // Command custodyctl operates Custody on either storage engine: it creates
 // the DynamoDB table, creates tenants, imports records in the seed format,
-// mints, lists and revokes API keys, and puts principals behind (or takes
-// them out of) a matter's ethical wall.
+// mints, lists and revokes API keys and upload grants, puts principals
+// behind (or takes them out of) a matter's ethical wall, makes one-time
+// sign-in links to the approval page, and sets the firm's autonomy levels
+// for governed writes (docs/decisions.md "Autonomy").
 //
 //	custodyctl table create
 //	custodyctl tenant create --tenant ID --name NAME
 //	custodyctl import FILE
-//	custodyctl keys mint   --owner p_dana_whitfield --scopes "read docs:read" [--tenant demo] [--class client_safe] [--allow m_a,m_b] [--label …] [--rate-read N] [--rate-expensive N]
+//	custodyctl keys mint   --owner p_dana_whitfield --scopes "read docs:read" [--tenant demo] [--class client_safe] [--allow m_a,m_b] [--label …] [--rate-read N] [--rate-expensive N] [--rate-write N]
 //	custodyctl keys list   [--tenant demo]
 //	custodyctl keys revoke [--tenant demo] CREDENTIAL_ID
 //	custodyctl screen add|remove --case CASE_ID --principal P [--tenant demo] [--reason TEXT]
+//	custodyctl signin-link --principal P [--tenant demo] [--ttl 15m] [--base URL]
+//	custodyctl grant mint --key CRED_ID --case CASE_ID --by ADMIN [--ttl 24h] [--max-open 3] [--tenant demo]
+//	custodyctl grant list   [--tenant demo]
+//	custodyctl grant revoke [--tenant demo] GRANT_ID
+//	custodyctl autonomy set  --name TOOL_OR_ACTION|'*' --level L0…L4|clear [--tenant demo]
+//	custodyctl autonomy list [--tenant demo]
+//
+// A sign-in link is <public base>/approvals/signin?t=csl_<48 hex>, single
+// use, for the TTL (1 min to 24 h). The public base is --base, else, through
+// a running dev server, that server's own address, else $PUBLIC_BASE_URL,
+// else (the file engine) make run's http://127.0.0.1:8080.
 //
 // The engine comes from the environment, as for the dev server
 // (scripts/internal/engine): STORE_ENGINE=file|dynamodb, DYNAMODB_TABLE,
@@ -34,6 +47,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -41,9 +55,12 @@ import (
 	"github.com/custodymcp/custody/scripts/internal/datadir"
 	"github.com/custodymcp/custody/scripts/internal/engine"
 	"github.com/custodymcp/custody/shared/admin"
+	"github.com/custodymcp/custody/shared/approvals"
 	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/autonomy"
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/store/dynamostore"
+	"github.com/custodymcp/custody/shared/uploads"
 )
 
 const usage = `usage: custodyctl [--data DIR] COMMAND
@@ -58,15 +75,27 @@ commands:
   import FILE                      a record in the seed format; a second import is a no-op
   keys mint --owner PRINCIPAL --scopes "read docs:read" [--tenant demo]
             [--class standard|client_safe] [--allow CASE_ID,...] [--label TEXT]
-            [--rate-read N] [--rate-expensive N]
+            [--rate-read N] [--rate-expensive N] [--rate-write N]
+            (a client_safe key never holds write)
   keys list [--tenant demo]
   keys revoke [--tenant demo] CREDENTIAL_ID
   screen add|remove --case CASE_ID --principal PRINCIPAL [--tenant demo] [--reason TEXT]
+  signin-link --principal PRINCIPAL [--tenant demo] [--ttl 15m] [--base URL]
+                                   a one-time sign-in link to the approval page
+  grant mint --key CREDENTIAL_ID --case CASE_ID --by ADMIN [--ttl 24h] [--max-open 3] [--tenant demo]
+                                   a single-use upload grant; the token is printed once
+  grant list [--tenant demo]
+  grant revoke [--tenant demo] GRANT_ID
+  autonomy set --name TOOL_OR_ACTION --level L0|L1|L2|L3|L4|clear [--tenant demo]
+                                   '*' names the tenant default; an absent setting is L2
+  autonomy list [--tenant demo]
 
 environment:
   STORE_ENGINE       file (default) or dynamodb
   DYNAMODB_TABLE     the table (dynamodb)
   DYNAMODB_ENDPOINT  an emulator's base URL (emulators only)
+  PUBLIC_BASE_URL    the approval page's base for signin-link (default: the running dev
+                     server's address, else http://127.0.0.1:8080 on the file engine)
 `
 
 func main() {
@@ -152,8 +181,8 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 	tenant := fl.String("tenant", "demo", "tenant id")
 	var act func(op operator) error
 	name := cmd + " " + sub
-	if cmd == "import" {
-		name = cmd // its argument is a file
+	if cmd == "import" || cmd == "signin-link" {
+		name = cmd // its argument is a file; its flags follow at once
 	}
 	switch name {
 	case "table create":
@@ -246,6 +275,93 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 			fmt.Fprintf(stdout, "%s %s from %s (screened now: %s)\n", verb, *principal, res.CaseID, strings.Join(res.Screened, ", "))
 			return nil
 		}
+	case "signin-link":
+		fl.Usage = subUsage(fl, "signin-link --principal PRINCIPAL [--tenant ID] [--ttl 15m] [--base URL]")
+		principal := fl.String("principal", "", "the principal the link signs in (required)")
+		ttl := fl.Duration("ttl", approvals.DefaultLinkTTL, "how long the link works, 1m to 24h")
+		base := fl.String("base", "", "the approval page's public base URL (default: see the usage)")
+		if err := parse(fl, rest[1:], stdout, stderr); err != nil {
+			return err
+		}
+		if *principal == "" || fl.NArg() != 0 {
+			return errors.New("signin-link: --principal is required")
+		}
+		if *ttl < approvals.MinLinkTTL || *ttl > approvals.MaxLinkTTL {
+			return fmt.Errorf("signin-link: --ttl %v: a link lives from 1m to 24h", *ttl)
+		}
+		act = func(op operator) error {
+			b, err := op.PublicBase(*base, getenv("PUBLIC_BASE_URL"), eng)
+			if err != nil {
+				return err
+			}
+			l, err := op.SignIn(ctx, admin.SignInRequest{Tenant: *tenant, Principal: *principal, TTLSeconds: int64(*ttl / time.Second)})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(stdout, approvals.LinkURL(b, l.Token))
+			fmt.Fprintf(stderr, "sign-in link for %s (tenant %s): works once, until %s; opening it shows a button, pressing it signs in\n",
+				l.Principal, l.Tenant, l.ExpiresAt.Local().Format(time.DateTime))
+			return nil
+		}
+	case "grant mint":
+		fl.Usage = subUsage(fl, "grant mint --key CREDENTIAL_ID --case CASE_ID --by ADMIN [flags]")
+		key := fl.String("key", "", "the API key's credential id the grant binds (required; custodyctl keys list)")
+		caseID := fl.String("case", "", "the one matter it deposits into (required)")
+		by := fl.String("by", "", "the firm administrator minting it (required)")
+		ttl := fl.Duration("ttl", uploads.DefaultGrantTTL, "how long the grant lives, 60s to 168h")
+		maxOpen := fl.Int("max-open", uploads.DefaultMaxOpen, "how many uploads may be open at once")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		if *key == "" || *caseID == "" || *by == "" || fl.NArg() != 0 {
+			return errors.New("grant mint: --key, --case and --by are required")
+		}
+		req := admin.GrantRequest{Tenant: *tenant, CredentialID: *key, CaseID: *caseID, By: *by, TTL: ttl.String(), MaxOpen: *maxOpen}
+		act = func(op operator) error { return mintGrant(ctx, op, req, stdout, stderr) }
+	case "grant list":
+		fl.Usage = subUsage(fl, "grant list [--tenant ID]")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		act = func(op operator) error { return listGrants(ctx, op, *tenant, stdout) }
+	case "grant revoke":
+		fl.Usage = subUsage(fl, "grant revoke [--tenant ID] GRANT_ID")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		if fl.NArg() != 1 {
+			return errors.New("grant revoke: name one grant id (custodyctl grant list)")
+		}
+		act = func(op operator) error {
+			if err := op.RevokeGrant(ctx, *tenant, fl.Arg(0)); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "revoked %s\n", fl.Arg(0))
+			return nil
+		}
+	case "autonomy set":
+		fl.Usage = subUsage(fl, "autonomy set --name TOOL_OR_ACTION --level L0|L1|L2|L3|L4|clear [--tenant ID]")
+		name := fl.String("name", "", "a write tool, an action, or '*' for the tenant default (required)")
+		level := fl.String("level", "", "L0 (no writes) … L4, or clear (required)")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		if *name == "" || *level == "" || fl.NArg() != 0 {
+			return errors.New("autonomy set: --name and --level are required")
+		}
+		act = func(op operator) error {
+			if err := op.SetAutonomy(ctx, admin.AutonomyRequest{Tenant: *tenant, Name: *name, Level: *level}); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "autonomy of %s in %s: %s\n", *name, *tenant, *level)
+			return nil
+		}
+	case "autonomy list":
+		fl.Usage = subUsage(fl, "autonomy list [--tenant ID]")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		act = func(op operator) error { return listAutonomy(ctx, op, *tenant, stdout) }
 	default:
 		if sub == "-h" || sub == "-help" || sub == "--help" {
 			fmt.Fprint(stdout, usage)
@@ -317,23 +433,33 @@ func mintRequest(fl *flag.FlagSet, tenant *string, args []string, stdout, stderr
 	label := fl.String("label", "", "a label for the key")
 	rateRead := fl.Int("rate-read", 0, "requests per minute in the read lane (default: configured)")
 	rateExp := fl.Int("rate-expensive", 0, "requests per minute in the expensive lane (default: configured)")
+	rateWrite := fl.Int("rate-write", 0, "governed writes per minute (the write lane; default: configured)")
 	if err := parse(fl, args, stdout, stderr); err != nil {
 		return admin.MintRequest{}, err
 	}
 	if *owner == "" {
 		return admin.MintRequest{}, errors.New("keys mint: --owner is required")
 	}
+	if parsed, err := auth.ParseScopes(*scopes); err == nil && auth.Class(*class) == auth.ClassClientSafe && slices.Contains(parsed, auth.ScopeWrite) {
+		return admin.MintRequest{}, fmt.Errorf("keys mint: %w", auth.ErrClientSafeWrite)
+	}
 	req := admin.MintRequest{Tenant: *tenant, Owner: *owner, Scopes: *scopes, Class: *class, Label: *label}
 	if *allow != "" {
 		req.AllowList = strings.Split(*allow, ",")
 	}
-	if *rateRead > 0 || *rateExp > 0 {
+	if *rateRead > 0 || *rateExp > 0 || *rateWrite > 0 {
 		req.RateLimits = map[string]int{}
+		if *rateWrite > 0 {
+			req.RateLimits["write"] = *rateWrite
+		}
 		if *rateRead > 0 {
 			req.RateLimits["read"] = *rateRead
 		}
 		if *rateExp > 0 {
 			req.RateLimits["expensive"] = *rateExp
+		}
+		if *rateWrite > 0 {
+			req.RateLimits["write"] = *rateWrite
 		}
 	}
 	return req, nil
@@ -367,6 +493,53 @@ func listKeys(ctx context.Context, op operator, tenant string, stdout io.Writer)
 	return tw.Flush()
 }
 
+// mintGrant mints an upload grant: the token alone on stdout, printed
+// once, and what it binds on stderr.
+func mintGrant(ctx context.Context, op operator, req admin.GrantRequest, stdout, stderr io.Writer) error {
+	m, err := op.MintGrant(ctx, req)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s\n", m.Token)
+	fmt.Fprintf(stderr, "minted %s for key %s on %s by %s: single use, at most %d open uploads, until %s; the token is shown once\n",
+		m.ID, m.CredentialID, m.Matter, m.MintedBy, m.MaxOpen, m.ExpiresAt.UTC().Format(time.RFC3339))
+	return nil
+}
+
+func listGrants(ctx context.Context, op operator, tenant string, stdout io.Writer) error {
+	grants, err := op.ListGrants(ctx, tenant)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "GRANT\tKEY\tCASE\tSTATE\tOPEN\tEXPIRES\tBY\tSPENT BY")
+	for _, g := range grants {
+		open := "-"
+		if g.OpenUploads != nil {
+			open = fmt.Sprintf("%d/%d", *g.OpenUploads, g.MaxOpen)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.ID, g.CredentialID, g.Matter, g.State, open,
+			g.ExpiresAt.UTC().Format(time.RFC3339), g.MintedBy, g.SpentBy)
+	}
+	return tw.Flush()
+}
+
+func listAutonomy(ctx context.Context, op operator, tenant string, stdout io.Writer) error {
+	settings, err := op.ListAutonomy(ctx, tenant)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tLEVEL\tUPDATED")
+	for _, s := range settings {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.LevelText, s.UpdatedAt.UTC().Format(time.RFC3339))
+	}
+	if len(settings) == 0 {
+		fmt.Fprintf(tw, "(none: every governed write of %s runs at L2)\n", tenant)
+	}
+	return tw.Flush()
+}
+
 // operator is what custodyctl does, on a store it opened or through a
 // running dev server's admin endpoint.
 type operator interface {
@@ -376,6 +549,16 @@ type operator interface {
 	CreateTenant(ctx context.Context, req admin.TenantRequest) (admin.TenantInfo, error)
 	Import(ctx context.Context, fixture []byte) (admin.ImportResult, error)
 	Screen(ctx context.Context, req admin.ScreenRequest) (admin.ScreenResult, error)
+	SignIn(ctx context.Context, req admin.SignInRequest) (admin.SignInLink, error)
+	// PublicBase is the approval page's base URL for links: flag, else the
+	// running server's own address (remote), else env, else the dev
+	// server's default on the file engine.
+	PublicBase(flag, env string, eng engine.Config) (string, error)
+	MintGrant(ctx context.Context, req admin.GrantRequest) (admin.MintedGrant, error)
+	ListGrants(ctx context.Context, tenant string) ([]uploads.GrantInfo, error)
+	RevokeGrant(ctx context.Context, tenant, id string) error
+	SetAutonomy(ctx context.Context, req admin.AutonomyRequest) error
+	ListAutonomy(ctx context.Context, tenant string) ([]autonomy.Setting, error)
 	Close() error
 }
 
@@ -465,6 +648,59 @@ func (d *direct) Screen(ctx context.Context, req admin.ScreenRequest) (admin.Scr
 	return admin.Screen(ctx, d.st, req, d.now())
 }
 
+func (d *direct) SignIn(ctx context.Context, req admin.SignInRequest) (admin.SignInLink, error) {
+	return admin.MintSignIn(ctx, d.st, req, d.now())
+}
+
+// devBase is make run's address: the approval page of a stopped file-engine
+// dev server is there once it starts again with the default -addr.
+const devBase = "http://127.0.0.1:8080"
+
+func (d *direct) PublicBase(flag, env string, eng engine.Config) (string, error) {
+	switch {
+	case flag != "":
+		return flag, nil
+	case env != "":
+		return env, nil
+	case eng.Engine == engine.File:
+		return devBase, nil
+	}
+	return "", errors.New("signin-link: set --base or PUBLIC_BASE_URL to the approval page's public base URL (the API's, stage included)")
+}
+
+func (d *direct) MintGrant(ctx context.Context, req admin.GrantRequest) (admin.MintedGrant, error) {
+	return admin.MintGrant(ctx, d.st, req, d.now())
+}
+
+func (d *direct) ListGrants(ctx context.Context, tenant string) ([]uploads.GrantInfo, error) {
+	return uploads.ListGrants(ctx, d.st, tenant)
+}
+
+func (d *direct) RevokeGrant(ctx context.Context, tenant, id string) error {
+	return revokeErr(uploads.RevokeGrant(ctx, d.st, tenant, id, d.now()))
+}
+
+// revokeErr words RevokeGrant's refusals for the operator.
+func revokeErr(err error) error {
+	switch {
+	case errors.Is(err, uploads.ErrUnknownGrant):
+		return errors.New("no such grant in that tenant (custodyctl grant list)")
+	case errors.Is(err, uploads.ErrGrantSpent):
+		return errors.New("that grant was already spent by an upload")
+	case errors.Is(err, uploads.ErrGrantExpired):
+		return errors.New("that grant has already expired")
+	}
+	return err
+}
+
+func (d *direct) SetAutonomy(ctx context.Context, req admin.AutonomyRequest) error {
+	return admin.SetAutonomy(ctx, d.st, req, d.now())
+}
+
+func (d *direct) ListAutonomy(ctx context.Context, tenant string) ([]autonomy.Setting, error) {
+	return autonomy.List(ctx, d.st, tenant)
+}
+
 func (d *direct) Close() error { return d.st.Close() }
 
 // remote operates through the running dev server's admin endpoint.
@@ -531,6 +767,43 @@ func (r *remote) Import(ctx context.Context, fixture []byte) (admin.ImportResult
 func (r *remote) Screen(ctx context.Context, req admin.ScreenRequest) (admin.ScreenResult, error) {
 	var res admin.ScreenResult
 	return res, r.call(ctx, http.MethodPost, "/admin/screens", req, &res)
+}
+
+func (r *remote) SignIn(ctx context.Context, req admin.SignInRequest) (admin.SignInLink, error) {
+	var l admin.SignInLink
+	return l, r.call(ctx, http.MethodPost, "/admin/signin-links", req, &l)
+}
+
+// PublicBase of a running dev server is its own address: it serves the
+// approval page where it serves /mcp and the admin endpoint.
+func (r *remote) PublicBase(flag, _ string, _ engine.Config) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	return "http://" + r.c.Addr(), nil
+}
+
+func (r *remote) MintGrant(ctx context.Context, req admin.GrantRequest) (admin.MintedGrant, error) {
+	var m admin.MintedGrant
+	return m, r.call(ctx, http.MethodPost, "/admin/grants", req, &m)
+}
+
+func (r *remote) ListGrants(ctx context.Context, tenant string) ([]uploads.GrantInfo, error) {
+	var grants []uploads.GrantInfo
+	return grants, r.call(ctx, http.MethodGet, "/admin/grants?tenant="+url.QueryEscape(tenant), nil, &grants)
+}
+
+func (r *remote) RevokeGrant(ctx context.Context, tenant, id string) error {
+	return r.call(ctx, http.MethodPost, "/admin/grants/"+url.PathEscape(id)+"/revoke?tenant="+url.QueryEscape(tenant), nil, nil)
+}
+
+func (r *remote) SetAutonomy(ctx context.Context, req admin.AutonomyRequest) error {
+	return r.call(ctx, http.MethodPost, "/admin/autonomy", req, nil)
+}
+
+func (r *remote) ListAutonomy(ctx context.Context, tenant string) ([]autonomy.Setting, error) {
+	var out []autonomy.Setting
+	return out, r.call(ctx, http.MethodGet, "/admin/autonomy?tenant="+url.QueryEscape(tenant), nil, &out)
 }
 
 func (r *remote) Close() error { return nil }

@@ -18,6 +18,7 @@ import (
 	"github.com/custodymcp/custody/scripts/internal/datadir"
 	"github.com/custodymcp/custody/shared/access"
 	"github.com/custodymcp/custody/shared/admin"
+	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/records/seed"
 	"github.com/custodymcp/custody/shared/server"
@@ -26,6 +27,7 @@ import (
 	"github.com/custodymcp/custody/shared/store/dynamostore"
 	"github.com/custodymcp/custody/shared/store/dynamostore/dynamotest"
 	"github.com/custodymcp/custody/shared/store/filestore"
+	"github.com/custodymcp/custody/shared/uploads"
 )
 
 // demoFixture is the demo firm in the seed format, as a file an operator
@@ -316,6 +318,102 @@ func TestEveryCommandOnEveryEngine(t *testing.T) {
 				if b.mcp != "" {
 					if status, res := mcpTool(t, b.mcp, key, "get_matter", map[string]any{"case_id": seed.Meridian}); status != 200 || servertest.RefusalClass(res) != "" {
 						t.Errorf("the minted key: %d %v", status, res)
+					}
+				}
+			})
+
+			t.Run("grant mint, list and revoke", func(t *testing.T) {
+				mustCtl(t, env, b.args("keys", "mint", "--owner", seed.DemoAttorney, "--scopes", "read write", "--label", "upload agent")...)
+				var writer string
+				for _, l := range strings.Split(mustCtl(t, env, b.args("keys", "list")...), "\n") {
+					if strings.Contains(l, "upload agent") {
+						writer = strings.Fields(l)[0]
+					}
+				}
+				for _, tc := range []struct {
+					args []string
+					want string
+				}{
+					{[]string{"--key", writer, "--case", seed.Alvarez, "--by", seed.DemoAttorney}, "not a firm administrator"},
+					{[]string{"--key", writer, "--case", seed.Alvarez, "--by", seed.DemoAdmin, "--ttl", "30s"}, "a grant lives from"},
+					{[]string{"--key", "cred_nope", "--case", seed.Alvarez, "--by", seed.DemoAdmin}, "has no API key"},
+					{[]string{"--key", writer, "--case", "m_nope", "--by", seed.DemoAdmin}, "does not reach matter"},
+				} {
+					out, err := ctl(t, env, b.args(append([]string{"grant", "mint"}, tc.args...)...)...)
+					if err == nil || !strings.Contains(err.Error(), tc.want) {
+						t.Errorf("grant mint %v = %q, %v; want an error saying %s", tc.args, out, err, tc.want)
+					}
+				}
+				token := strings.TrimSpace(mustCtl(t, env, b.args("grant", "mint", "--key", writer, "--case", seed.Alvarez, "--by", seed.DemoAdmin, "--ttl", "2h")...))
+				if !uploads.WellFormedToken(token) {
+					t.Fatalf("grant mint printed %q, want a cgt_ token alone", token)
+				}
+				out := mustCtl(t, env, b.args("grant", "list")...)
+				if strings.Contains(out, token[4:]) {
+					t.Errorf("grant list shows the token:\n%s", out)
+				}
+				var id string
+				for _, l := range strings.Split(out, "\n") {
+					if f := strings.Fields(l); len(f) > 4 && f[1] == writer {
+						id = f[0]
+						if f[2] != seed.Alvarez || f[3] != "unspent" || f[4] != "0/3" {
+							t.Errorf("grant list row = %q, want %s unspent 0/3", l, seed.Alvarez)
+						}
+					}
+				}
+				if id == "" {
+					t.Fatalf("grant list has no row of the grant:\n%s", out)
+				}
+				if out := mustCtl(t, env, b.args("grant", "revoke", id)...); !strings.Contains(out, "revoked "+id) {
+					t.Errorf("grant revoke = %q", out)
+				}
+				if out := mustCtl(t, env, b.args("grant", "list")...); !strings.Contains(out, "revoked") {
+					t.Errorf("grant list after the revocation:\n%s", out)
+				}
+				if _, err := ctl(t, env, b.args("grant", "revoke", "gnt_0000000000000000")...); err == nil || !strings.Contains(err.Error(), "no such grant") {
+					t.Errorf("revoking an unknown grant = %v, want no such grant", err)
+				}
+			})
+			t.Run("autonomy set and list govern the next write; a client_safe key never holds write", func(t *testing.T) {
+				if out, err := ctl(t, env, b.args("keys", "mint", "--owner", seed.DemoAttorney, "--scopes", "read write", "--class", "client_safe")...); err == nil || !errors.Is(err, auth.ErrClientSafeWrite) {
+					t.Errorf("keys mint client_safe with write = %q, %v; want ErrClientSafeWrite", out, err)
+				}
+				writer := strings.TrimSpace(mustCtl(t, env, b.args("keys", "mint", "--owner", seed.DemoAttorney, "--scopes", "read write", "--rate-write", "100")...))
+				note := func(key string) map[string]any {
+					return map[string]any{"case_id": seed.Alvarez, "body": "Called the client.", "idempotency_key": key}
+				}
+				mustCtl(t, env, b.args("autonomy", "set", "--name", "add_case_note", "--level", "L0")...)
+				mustCtl(t, env, b.args("autonomy", "set", "--name", "*", "--level", "l1")...)
+				out := mustCtl(t, env, b.args("autonomy", "list")...)
+				for _, want := range [][]string{{"*", "L1"}, {"add_case_note", "L0"}} {
+					found := false
+					for _, l := range strings.Split(out, "\n") {
+						if f := strings.Fields(l); len(f) >= 2 && f[0] == want[0] && f[1] == want[1] {
+							found = true
+						}
+					}
+					if !found {
+						t.Errorf("autonomy list has no %s %s:\n%s", want[0], want[1], out)
+					}
+				}
+				if b.mcp != "" {
+					if status, res := mcpTool(t, b.mcp, writer, "add_case_note", note("a1")); status != 200 || servertest.RefusalClass(res) != "AUTONOMY_DENIED" {
+						t.Errorf("add_case_note at L0: %d %v, want denied AUTONOMY_DENIED", status, res)
+					}
+				}
+				for _, bad := range [][]string{{"--name", "delete_everything", "--level", "L1"}, {"--name", "add_case_note", "--level", "L7"}, {"--name", "add_case_note"}} {
+					if _, err := ctl(t, env, b.args(append([]string{"autonomy", "set"}, bad...)...)...); err == nil {
+						t.Errorf("autonomy set %v succeeded", bad)
+					}
+				}
+				mustCtl(t, env, b.args("autonomy", "set", "--name", "add_case_note", "--level", "clear")...)
+				mustCtl(t, env, b.args("autonomy", "set", "--name", "*", "--level", "clear")...)
+				if out := mustCtl(t, env, b.args("autonomy", "list")...); !strings.Contains(out, "runs at L2") {
+					t.Errorf("autonomy list after clearing = %q, want none", out)
+				}
+				if b.mcp != "" {
+					if status, res := mcpTool(t, b.mcp, writer, "add_case_note", note("a2")); status != 200 || res["structuredContent"].(map[string]any)["status"] != "executed" {
+						t.Errorf("add_case_note with no setting (L2): %d %v, want executed", status, res)
 					}
 				}
 			})

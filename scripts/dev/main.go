@@ -29,12 +29,27 @@
 // the record. The profile is refused on any address but loopback. Custody's
 // own keys keep working beside it and never see a fixture.
 //
+// The upload lane (issue 16) runs against a local S3 server started in
+// process (package s3local: gofakes3 behind a strict front), its staging and
+// record buckets kept under <data>/blobs/ (s3afero), on a loopback port of
+// its own that the presigned part URLs name (-s3-addr). -s3 URL uses a local
+// S3 server started elsewhere instead (go run ./shared/blob/s3local/cmd/s3local),
+// as several dev servers on one DynamoDB table must, since s3local keeps
+// multipart uploads in progress in its memory: after a restart an upload
+// begun before it cannot be completed (complete_upload answers VALIDATION,
+// spent false, "begin a new upload session", and the upload is abandoned),
+// while finished objects persist. -scanner signature (the default: the
+// EICAR test file by content) or off (no engine: the lane refuses
+// SCANNER_UNAVAILABLE and spends nothing); clamd comes with the scan gate
+// (issue 17).
+//
 // Tasks (2025-11-25, package tasks) run in process: a task-augmented
 // tools/call sends its message to an in-memory queue (memqueue), a
 // dispatcher delivers it to the worker as Lambda's SQS event source would
 // (queue.Dispatch; a failed record comes back after a one-minute
 // visibility timeout), and a sweeper ticker runs the recovery duties every
-// 15 s — lapsed leases, unclaimed and expired tasks, and on the file
+// 15 s — lapsed leases, unclaimed and expired tasks, proposals past
+// their expiry, the upload lane's copies to verified/, and on the file
 // engine the expired rows. The queue's messages are hints: a process that
 // dies loses those it held, and any server's sweeper, on the same table,
 // sends them again. POST /admin/sweep?at=<time> runs one sweep at a chosen
@@ -46,6 +61,12 @@
 // OAUTH_SCOPE_MAP, OAUTH_TENANT_CLAIM, OAUTH_TENANT, OAUTH_USER_CLAIM and
 // OAUTH_CLASS_CLAIM are read too). The resource, every token's audience, is
 // http://<the bound address>/mcp; http issuers are allowed here.
+//
+// The approval page is served at http://<the bound address>/approvals, its
+// public base the bound address; `custodyctl signin-link --principal P`
+// prints a one-time sign-in link to it. With OAuth, OIDC_CLIENT_ID,
+// OIDC_AUTHORIZATION_ENDPOINT and OIDC_TOKEN_ENDPOINT (shared/approvals,
+// OIDCFromEnv) add sign-in with the issuer's accounts, as a public client.
 package main
 
 import (
@@ -71,14 +92,19 @@ import (
 	"github.com/custodymcp/custody/scripts/internal/datadir"
 	"github.com/custodymcp/custody/scripts/internal/engine"
 	"github.com/custodymcp/custody/shared/admin"
+	"github.com/custodymcp/custody/shared/approvals"
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/auth/oauth"
+	"github.com/custodymcp/custody/shared/blob"
+	"github.com/custodymcp/custody/shared/blob/s3local"
 	"github.com/custodymcp/custody/shared/conformance"
 	"github.com/custodymcp/custody/shared/queue"
 	"github.com/custodymcp/custody/shared/queue/memqueue"
 	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/records/seed"
+	scanpkg "github.com/custodymcp/custody/shared/scan"
+	"github.com/custodymcp/custody/shared/scan/signature"
 	"github.com/custodymcp/custody/shared/server"
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/store/filestore"
@@ -118,6 +144,8 @@ environment:
   DYNAMODB_TABLE     the table (dynamodb)
   DYNAMODB_ENDPOINT  an emulator's base URL (emulators only)
   OAUTH_ISSUER, OAUTH_JWKS_URL and the other OAUTH_* variables: see -oauth-issuer
+  OIDC_CLIENT_ID, OIDC_AUTHORIZATION_ENDPOINT, OIDC_TOKEN_ENDPOINT, OIDC_SCOPES: the approval
+                     page's sign-in at the OAuth issuer (a public client)
 `
 
 // run serves until ctx ends (or, for -h, prints the usage and returns nil).
@@ -134,6 +162,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	oauthIssuer := flags.String("oauth-issuer", getenv("OAUTH_ISSUER"), "accept OAuth access tokens of this issuer beside API keys (default $OAUTH_ISSUER)")
 	oauthJWKS := flags.String("oauth-jwks-url", getenv("OAUTH_JWKS_URL"), "the OAuth issuer's JWK Set URL (default $OAUTH_JWKS_URL)")
 	pageSize := flags.Int("page-size", 0, "page size of every list: tools, prompts, resources, resource templates (0: the defaults)")
+	scanner := flags.String("scanner", "signature", "the upload lane's malware scanner: signature (EICAR by content) or off (the lane refuses)")
+	s3Addr := flags.String("s3-addr", "127.0.0.1:0", "listen address of the in-process local S3 server (loopback; its URL is in part URLs)")
+	s3URL := flags.String("s3", "", "use the local S3 server at this URL instead of starting one (e.g. one shared by several dev servers)")
 	usage := func() {
 		fmt.Fprintf(flags.Output(), "usage: go run ./scripts/dev [flags]   (or: make run ARGS=\"flags\")\n\n%s\nflags:\n", usageEnvironment)
 		flags.PrintDefaults()
@@ -157,6 +188,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("-page-size %d: want 0 (the default) or more", *pageSize)
 	}
 	eng, err := engine.FromEnv(getenv)
+	if err != nil {
+		return err
+	}
+	sc, err := devScanner(*scanner)
 	if err != nil {
 		return err
 	}
@@ -202,6 +237,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 
+	blobs, blobURL, stopBlobs, err := devBlobs(*s3URL, *s3Addr, dir)
+	if err != nil {
+		return err
+	}
+	defer stopBlobs()
+
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
@@ -218,6 +259,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	cfg := server.Config{
 		Store: st, CursorKey: cursorKey, AllowedOrigins: origins,
 		AllowedHosts: loopbackHosts(bound), Logger: logger, ToolPageSize: *pageSize,
+		Lane:      &server.LaneConfig{Blob: blobs, Scanner: sc, PublicBaseURL: "http://" + bound.String()},
 		TaskQueue: taskQueue,
 	}
 	if *fixtures {
@@ -241,12 +283,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ln.Close()
 		return err
 	}
+	// The approval page is served where /mcp is: its links, redirects and
+	// the Origin its forms must carry are this address (a loopback http
+	// base keeps its Secure, __Host- cookie in browsers: shared/approvals).
+	cfg.PublicBaseURL = "http://" + bound.String()
+	if cfg.OIDC, err = devOIDC(getenv, cfg.OAuth != nil); err != nil {
+		ln.Close()
+		return err
+	}
 	srv, err := server.New(cfg)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	duties := srv.Tasks.Duties()
+	duties := srv.Duties // the tasks', proposal expiry and the upload lane's
 	if fs, ok := st.Store.(*filestore.Store); ok {
 		duties = append(duties, &sweep.Expired{Engine: fs, Every: purgeEvery})
 	}
@@ -259,7 +309,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer stopDispatcher(dispatcher, stderr) // before the store closes (defers run last-in first-out)
 	sweepCtx, stopSweeper := context.WithCancel(ctx)
 	sweeperDone := make(chan struct{})
-	go func() { defer close(sweeperDone); runSweeper(sweepCtx, duties, logger, sweepEvery) }()
+	go func() { defer close(sweeperDone); runSweeper(sweepCtx, duties, logger, sweepInterval) }()
 	defer func() { stopSweeper(); <-sweeperDone }()
 	adminH := admin.Handler(st, adminToken, time.Now, admin.Route{Pattern: "POST /admin/sweep", Handler: sweepHandler(duties)})
 	mcpH := srv.Handler()
@@ -286,7 +336,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		defer os.Remove(dir.Path(datadir.AdminAddrFile))
 	}
 	// The banner comes last: whoever reads it may use custodyctl at once.
-	printBanner(stdout, bound, key, eng, dir)
+	lane := fmt.Sprintf("Uploads: staging and record buckets on the local S3 server at %s; scanner %s (%s).",
+		blobURL, *scanner, scanpkg.PostureOf(ctx, sc))
+	printBanner(stdout, bound, key, eng, dir, lane)
+	fmt.Fprintf(stdout, "Approval page: %s/approvals (sign in with a link: custodyctl signin-link --principal %s)\n",
+		cfg.PublicBaseURL, seed.DemoAttorney)
 	if *fixtures {
 		fmt.Fprintf(stdout, "Conformance fixture profile: requests without a credential act as %s of tenant %q (scope %s: the fixtures only).\n",
 			conformancePrincipal, conformanceTenant, auth.ScopeConformance)
@@ -315,9 +369,11 @@ const (
 	// purgeEvery is how often the embedded store drops expired rows (the
 	// sweeper's expired-rows duty, sweep.Expired).
 	purgeEvery = 10 * time.Minute
-	// sweepEvery is the sweeper's ticker: the recovery duties of tasks
-	// (and, on the file engine, the expired rows) run this often.
-	sweepEvery = 15 * time.Second
+	// sweepInterval is the sweeper's ticker: the recovery duties of what is
+	// composed — tasks, the upload lane's copy to verified/, and on the file
+	// engine the expired rows — run this often (the sweeper Lambda's
+	// schedule on AWS, issue 11).
+	sweepInterval = 15 * time.Second
 	// taskVisibility is how long a delivered task message stays invisible:
 	// a failed record is delivered again after it, as SQS does. A longer
 	// task meanwhile gets duplicate deliveries, whose claims fail.
@@ -325,6 +381,51 @@ const (
 	// taskConcurrency is how many tasks the in-process worker runs at once.
 	taskConcurrency = 4
 )
+
+// devScanner is the -scanner engine: the signature engine, or none (OFF).
+func devScanner(name string) (scanpkg.Scanner, error) {
+	switch name {
+	case "signature":
+		return signature.New(), nil
+	case "off":
+		return nil, nil
+	}
+	return nil, fmt.Errorf("-scanner %q: want signature or off (clamd comes with the scan gate)", name)
+}
+
+// devBlobs returns the blob engine: over the local S3 server at url, or
+// over one started here on addr (loopback) keeping its objects under
+// <data>/blobs/. stop shuts a started one down.
+func devBlobs(url, addr string, dir datadir.Dir) (blob.Store, string, func(), error) {
+	stop := func() {}
+	if url == "" {
+		if err := loopbackOnly(addr); err != nil {
+			return nil, "", nil, fmt.Errorf("-s3-addr: %w", err)
+		}
+		s3srv, err := s3local.New(s3local.Options{Dir: dir.Path("blobs")})
+		if err != nil {
+			return nil, "", nil, err
+		}
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("listen on %s (-s3-addr): %w", addr, err)
+		}
+		hs := &http.Server{Handler: s3srv, ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = hs.Serve(ln) }()
+		url = "http://" + ln.Addr().String()
+		stop = func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = hs.Shutdown(ctx)
+		}
+	}
+	e, err := blob.New(s3local.NewClient(url), s3local.Buckets, blob.Options{})
+	if err != nil {
+		stop()
+		return nil, "", nil, err
+	}
+	return e, url, stop, nil
+}
 
 // runSweeper runs the sweeper's duties every interval at the wall clock
 // until ctx ends, logging what each did (sweep.Run: every action is a
@@ -421,7 +522,7 @@ func devKey(ctx context.Context, dir datadir.Dir, st store.Store) (string, error
 	}
 	key, _, err = auth.Mint(ctx, st, auth.MintRequest{
 		Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Label: "dev key (make run)",
-		Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeDocsRead, auth.ScopeTasksRead, auth.ScopeAnalysisRead},
+		Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite, auth.ScopeDocsRead, auth.ScopeTasksRead, auth.ScopeAnalysisRead},
 	}, time.Now())
 	if err != nil {
 		return "", fmt.Errorf("mint the dev key: %w", err)
@@ -503,7 +604,7 @@ func loopbackHosts(a *net.TCPAddr) []string {
 	return []string{"127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port}
 }
 
-func printBanner(w io.Writer, a *net.TCPAddr, key string, eng engine.Config, dir datadir.Dir) {
+func printBanner(w io.Writer, a *net.TCPAddr, key string, eng engine.Config, dir datadir.Dir, lane string) {
 	url := fmt.Sprintf("http://%s/mcp", a.String())
 	cfg, _ := json.MarshalIndent(map[string]any{
 		"mcpServers": map[string]any{
@@ -522,8 +623,10 @@ Dev key (also in %s):
 MCP client configuration:
 %s
 
+%s
+
 Press Ctrl-C to stop.
-`, url, eng, seed.DemoTenant, dir.Path(datadir.DevKeyFile), key, cfg)
+`, url, eng, seed.DemoTenant, dir.Path(datadir.DevKeyFile), key, cfg, lane)
 }
 
 // devOAuth builds the OAuth verifier of -oauth-issuer (nil without one)
@@ -556,4 +659,26 @@ func devOAuth(issuer, jwks, base string, getenv func(string) string, logger *slo
 	}
 	c.Logger = logger
 	return oauth.New(*c)
+}
+
+// devOIDC reads the approval page's OIDC client (OIDC_CLIENT_ID and the
+// other OIDC_* variables) with the Lambda's own parser
+// (approvals.OIDCFromEnv), http endpoints allowed. The dev server reads no
+// Secrets Manager: its client is a public one (PKCE alone), and
+// OIDC_CLIENT_SECRET_ARN is refused.
+func devOIDC(getenv func(string) string, oauthConfigured bool) (*approvals.OIDCClient, error) {
+	var problems []string
+	s := approvals.OIDCFromEnv(getenv, oauthConfigured, true, func(name, problem string) {
+		problems = append(problems, name+" "+problem)
+	})
+	if s != nil && s.ClientSecretARN != "" {
+		problems = append(problems, "OIDC_CLIENT_SECRET_ARN is refused by the dev server (it reads no Secrets Manager): register a public client")
+	}
+	if len(problems) > 0 {
+		return nil, errors.New(strings.Join(problems, "; "))
+	}
+	if s == nil {
+		return nil, nil
+	}
+	return &s.OIDCClient, nil
 }

@@ -116,6 +116,28 @@ func (f Funnel) Matter(ctx context.Context, who Who, caseID string) (records.Mat
 	return m, nil
 }
 
+// MatterWith is Matter for a write that reads its own rows with the
+// matter: the rows at extra come in the same one batch read (records.Repo.
+// MatterWith), aligned with extra, nil where absent; version is the matter
+// row's. The funnel's rules and answers are Matter's; an id that cannot be
+// valid, or is off the allow-list, costs no read at all (and returns no
+// rows). The rows of a refused matter are not returned.
+func (f Funnel) MatterWith(ctx context.Context, who Who, caseID string, extra []store.Key) (m records.Matter, version int64, rows []*store.Item, err error) {
+	if !records.ValidID(caseID) || !records.ValidID(who.Tenant) || !allowed(who, caseID) {
+		return records.Matter{}, 0, nil, ErrNoMatter
+	}
+	m, version, rows, err = f.repo.MatterWith(ctx, who.Tenant, caseID, extra)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return records.Matter{}, 0, nil, ErrNoMatter
+	case err != nil:
+		return records.Matter{}, 0, nil, fmt.Errorf("resolve matter: %w", err)
+	case !Reaches(who, m):
+		return records.Matter{}, 0, nil, ErrNoMatter
+	}
+	return m, version, rows, nil
+}
+
 // Matters returns every matter the caller reaches, sorted by id, from one
 // query of the tenant partition (paged by the store). A store failure is
 // returned wrapped; an empty result is a nil slice and a nil error.
@@ -229,4 +251,35 @@ func Reaches(who Who, m records.Matter) bool {
 
 func allowed(who Who, id string) bool {
 	return who.AllowList == nil || slices.Contains(who.AllowList, id)
+}
+
+// MatterRow returns the key of the matter row Matter would read to resolve
+// caseID for who, so that a caller can read it in a batch of its own (the
+// upload lane reads it with the grant, a download with the document), and
+// false when no read is needed because the id cannot be reached — invalid
+// for records.ValidID, of an invalid tenant, or outside the allow-list:
+// the answer is then ErrNoMatter.
+func MatterRow(who Who, caseID string) (store.Key, bool) {
+	if !records.ValidID(caseID) || !records.ValidID(who.Tenant) || !allowed(who, caseID) {
+		return store.Key{}, false
+	}
+	return records.MatterKey(who.Tenant, caseID), true
+}
+
+// MatterFrom decides, as Matter does, whether who reaches caseID, from the
+// matter row the caller read at MatterRow's key (nil: no such row). It
+// returns the matter or ErrNoMatter; a row that does not decode is an error
+// wrapping records.ErrCorrupt.
+func MatterFrom(who Who, caseID string, row *store.Item) (records.Matter, error) {
+	if _, ok := MatterRow(who, caseID); !ok || row == nil {
+		return records.Matter{}, ErrNoMatter
+	}
+	var m records.Matter
+	if err := records.DecodeRow(*row, &m); err != nil {
+		return records.Matter{}, fmt.Errorf("resolve matter: %w", err)
+	}
+	if m.ID != caseID || !Reaches(who, m) {
+		return records.Matter{}, ErrNoMatter
+	}
+	return m, nil
 }

@@ -1,6 +1,7 @@
 // Package admin is the local all-in-one server's administration endpoint:
-// mint, list and revoke API keys, create a tenant, import a fixture and
-// change a matter's ethical-wall screens while the server holds the embedded
+// mint, list and revoke API keys and upload grants, create a tenant, import
+// a fixture, change a matter's ethical-wall screens and mint approval-page
+// sign-in links while the server holds the embedded
 // store's file lock (DECISIONS.md "Storage": custodyctl against a running
 // dev server goes through it). The same operations are exported as
 // functions for custodyctl to run directly on a store it can open.
@@ -80,6 +81,10 @@ type Route struct {
 // Handler serves /admin/keys (GET ?tenant=…, POST),
 // /admin/keys/{id}/revoke (POST ?tenant=…), the record's administration
 // (records.go): /admin/tenants, /admin/import and /admin/screens (POST),
+// the approval page's sign-in links (signin.go): /admin/signin-links (POST),
+// the upload grants (grants.go): /admin/grants (GET ?tenant=…, POST) and
+// /admin/grants/{id}/revoke (POST ?tenant=…),
+// the autonomy settings (autonomy.go: GET and POST /admin/autonomy),
 // and the extra routes, each only when signed after a challenge, and POST
 // /admin/challenge, the one route that takes no credential (handshake.go).
 // token is the data folder's admin token; now dates nonces and records.
@@ -129,6 +134,9 @@ func Handler(st store.Store, token string, now func() time.Time, extra ...Route)
 		}
 	})
 	recordRoutes(mux, st, now)
+	signInRoutes(mux, st, now)
+	grantRoutes(mux, st, now)
+	autonomyRoutes(mux, st, now)
 	return guard(&authenticator{token: token, now: now, pending: map[string]time.Time{}}, mux)
 }
 

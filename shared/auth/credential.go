@@ -112,6 +112,21 @@ type Credential struct {
 	OAuth *OAuthClaims
 }
 
+// ClassScopes are the scopes a credential of class may hold, from those
+// it was granted: a client-safe credential never holds write, whatever
+// its token or row says (the class floor, docs/architecture.md "The
+// request path", step 8). The result is a new slice.
+func ClassScopes(class Class, scopes []Scope) []Scope {
+	out := make([]Scope, 0, len(scopes))
+	for _, s := range scopes {
+		if class == ClassClientSafe && s == ScopeWrite {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 // Has reports whether the credential carries the scope.
 func (c *Credential) Has(s Scope) bool { return slices.Contains(c.Scopes, s) }
 

@@ -11,6 +11,10 @@ import (
 	"github.com/custodymcp/custody/shared/store"
 )
 
+// ErrClientSafeWrite: a client-safe credential never holds the write scope
+// (docs/architecture.md "The request path", step 8: the class floor).
+var ErrClientSafeWrite = errors.New("a client_safe key cannot hold the write scope")
+
 // ErrUnknownCredential: no credential with that id in the tenant.
 var ErrUnknownCredential = errors.New("auth: unknown credential")
 
@@ -40,6 +44,9 @@ func Mint(ctx context.Context, st store.Store, req MintRequest, now time.Time) (
 	}
 	if class != ClassStandard && class != ClassClientSafe {
 		return "", nil, fmt.Errorf("mint key: unknown class %q", class)
+	}
+	if class == ClassClientSafe && slices.Contains(req.Scopes, ScopeWrite) {
+		return "", nil, fmt.Errorf("mint key: %w", ErrClientSafeWrite)
 	}
 	scopes := slices.Clone(req.Scopes)
 	slices.Sort(scopes)

@@ -1,24 +1,16 @@
 package blob_test
 
 import (
-	"bufio"
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"runtime/metrics"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -92,78 +84,6 @@ func (o patternObject) fill(p []byte, off int64) {
 	}
 }
 
-// buildS3Local builds cmd/s3local without the race detector into a temp
-// folder. It skips without the go tool, and fails when CI=true.
-func buildS3Local(t testing.TB) string {
-	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the go tool is needed to build cmd/s3local: %v", err)
-		}
-		t.Skipf("skipping: the go tool is needed to build cmd/s3local: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "s3local")
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, goTool, "build", "-o", bin, "github.com/custodymcp/custody/shared/blob/s3local/cmd/s3local").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build cmd/s3local: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// startS3Local runs the s3local command with args until t ends and returns
-// its base URL.
-func startS3Local(t testing.TB, bin string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start s3local: %v", err)
-	}
-	done := make(chan struct{})
-	urls := make(chan string, 1)
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(stdout)
-		if sc.Scan() {
-			urls <- sc.Text()
-		}
-		_, _ = io.Copy(io.Discard, stdout)
-		_ = cmd.Wait()
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		if t.Failed() {
-			t.Logf("s3local stderr:\n%s", stderr.String())
-		}
-	})
-	select {
-	case url := <-urls:
-		if !strings.HasPrefix(url, "http://127.0.0.1:") {
-			t.Fatalf("s3local printed %q, want its base URL", url)
-		}
-		return url
-	case <-done:
-		t.Fatalf("s3local exited before serving: %s", stderr.String())
-	case <-time.After(30 * time.Second):
-		t.Fatal("s3local not serving after 30 s")
-	}
-	return ""
-}
-
 // upload puts size bytes of obj at a fresh incoming key as a multipart
 // upload of partSize parts, each PUT with net/http to its presigned URL,
 // and returns the ref and the object's SHA-256.
@@ -211,7 +131,7 @@ func TestVerifyStreams512MiBFromAnotherProcessInUnder64MiBOfHeap(t *testing.T) {
 		t.Skip("skipping the 512 MiB verification under -short")
 	}
 	const size, limit = 512 << 20, 64 << 20
-	url := startS3Local(t, buildS3Local(t), "-dir", t.TempDir())
+	url := blobtest.StartS3Local(t, blobtest.BuildS3Local(t), "-dir", t.TempDir())
 	e, err := blob.New(s3local.NewClient(url), s3local.Buckets, blob.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -317,7 +237,7 @@ func TestVerifyOfAStreamCutShortIsErrUnavailableNotAMismatch(t *testing.T) {
 // (peak-heap-MiB).
 func BenchmarkVerify(b *testing.B) {
 	const size = 256 << 20
-	url := startS3Local(b, buildS3Local(b), "-dir", b.TempDir())
+	url := blobtest.StartS3Local(b, blobtest.BuildS3Local(b), "-dir", b.TempDir())
 	e, err := blob.New(s3local.NewClient(url), s3local.Buckets, blob.Options{})
 	if err != nil {
 		b.Fatal(err)

@@ -32,6 +32,13 @@ type ElicitationInput struct {
 	Message string `json:"message" jsonschema:"The message to show the user."`
 }
 
+// RoutedInput is test_header_routing's input: its region is also sent as
+// the Mcp-Param-Region header by a 2026-07-28 client (x-mcp-header,
+// SEP-2243), which the server holds to the body.
+type RoutedInput struct {
+	Region string `json:"region" jsonschema:"The region a gateway routes the call by." schema:"header=Region"`
+}
+
 // Register adds the fixture tools to reg, every one behind
 // auth.ScopeConformance.
 func Register(reg *tools.Registry, opts Options) error {
@@ -57,6 +64,11 @@ func Register(reg *tools.Registry, opts Options) error {
 				mcp.Content{Type: "image", Data: PNG1x1, MimeType: "image/png"},
 				mcp.Content{Type: "resource", Resource: &mcp.ResourceContents{
 					URI: "test://mixed-content-resource", MimeType: "application/json", Text: `{"test":"data","value":123}`}})),
+		tools.Register(reg, spec("test_header_routing", "Header routing",
+			"Echoes its region, which a 2026-07-28 request also carries as the Mcp-Param-Region header."),
+			func(_ context.Context, _ *tools.Call, in RoutedInput) (tools.Raw, error) {
+				return tools.Raw{Content: []mcp.Content{mcp.TextContent("region " + in.Region)}}, nil
+			}),
 		tools.Register(reg, spec("test_error_handling", "Error handling",
 			"Always fails: returns a tool execution error (isError), not a protocol error."),
 			func(context.Context, *tools.Call, NoInput) (tools.Raw, error) {

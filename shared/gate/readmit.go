@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/custodymcp/custody/shared/auth"
@@ -49,71 +48,98 @@ const (
 // Admission has no session and an allowed, uncounted rate decision: such
 // work does not charge the rate limit, and commits with Count 0.
 func (g *Gate) Readmit(ctx context.Context, ref auth.Reference, now time.Time) (*mcp.Admission, error) {
+	adm, _, err := g.ReadmitWith(ctx, ref, now, ReadmitOptions{})
+	return adm, err
+}
+
+// ReadmitOptions are the optional inputs of ReadmitWith.
+type ReadmitOptions struct {
+	// KeyHash is the API key's hash (auth.Credential.KeyHash) as the work
+	// stored it beside its reference: the credential row is then read in
+	// the one batch read, without the credential-id lookup first. It is a
+	// pointer, not authority: the row found must still name the
+	// reference's credential, tenant and owner, and not be revoked.
+	KeyHash string
+	// Also are further rows to read in the same batch read (a download
+	// reads the matter, the document and its version with the credential).
+	Also []store.Key
+}
+
+// ReadmitWith is Readmit reading opts.Also in its batch read, and
+// returning those rows aligned with opts.Also (nil where absent). With
+// opts.KeyHash an API key costs that one batch read, as an OAuth reference
+// always does; without it, the credential-id lookup first.
+func (g *Gate) ReadmitWith(ctx context.Context, ref auth.Reference, now time.Time, opts ReadmitOptions) (*mcp.Admission, []*store.Item, error) {
 	if err := ref.Validate(); err != nil {
-		return nil, &RefusedError{Reason: ReasonUnknown}
+		return nil, nil, &RefusedError{Reason: ReasonUnknown}
 	}
 	if g.frozen[ref.Tenant] {
-		return nil, &RefusedError{Reason: ReasonFrozen}
+		return nil, nil, &RefusedError{Reason: ReasonFrozen}
 	}
 	var cred *auth.Credential
 	keys := []store.Key{records.PrincipalKey(ref.Tenant, ref.Owner), records.TenantKey(ref.Tenant)}
 	switch ref.Type {
 	case auth.RefAPIKey:
-		dir, err := g.store.Get(ctx, auth.DirectoryKey(ref.Tenant, ref.CredentialID))
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, &RefusedError{Reason: ReasonUnknown}
+		hash := opts.KeyHash
+		if hash == "" {
+			dir, err := g.store.Get(ctx, auth.DirectoryKey(ref.Tenant, ref.CredentialID))
+			if errors.Is(err, store.ErrNotFound) {
+				return nil, nil, &RefusedError{Reason: ReasonUnknown}
+			}
+			if err != nil {
+				return nil, nil, fmt.Errorf("readmit: %w", err)
+			}
+			hash = dir.String("key_hash")
 		}
-		if err != nil {
-			return nil, fmt.Errorf("readmit: %w", err)
-		}
-		keys = append(keys, auth.CredentialKey(dir.String("key_hash")))
+		keys = append(keys, auth.CredentialKey(hash))
 	case auth.RefOAuth:
 		if !now.Before(ref.ExpiresAt) {
-			return nil, &RefusedError{Reason: ReasonExpired}
+			return nil, nil, &RefusedError{Reason: ReasonExpired}
 		}
 		// The id is derived from the claims (oauth.CredentialID): a
 		// reference whose claims do not give its id names no credential.
 		id, hash := oauth.CredentialID(ref.Issuer, ref.Tenant, ref.Subject, ref.ClientID, ref.Class)
 		if id != ref.CredentialID {
-			return nil, &RefusedError{Reason: ReasonUnknown}
+			return nil, nil, &RefusedError{Reason: ReasonUnknown}
 		}
 		cred = &auth.Credential{ID: id, Tenant: ref.Tenant, Owner: ref.Owner, KeyHash: hash,
-			Scopes: slices.Clone(ref.Scopes), Class: ref.Class, Label: "oauth",
+			Scopes: auth.ClassScopes(ref.Class, ref.Scopes), Class: ref.Class, Label: "oauth",
 			OAuth: &auth.OAuthClaims{Issuer: ref.Issuer, Subject: ref.Subject, ClientID: ref.ClientID, ExpiresAt: ref.ExpiresAt}}
 	}
-	rows, err := g.store.BatchGet(ctx, keys)
+	own := len(keys)
+	rows, err := g.store.BatchGet(ctx, append(keys, opts.Also...))
 	if err != nil {
-		return nil, fmt.Errorf("readmit: %w", err)
+		return nil, nil, fmt.Errorf("readmit: %w", err)
 	}
 	if rows[0] == nil {
-		return nil, &RefusedError{Reason: ReasonPrincipalRemoved}
+		return nil, nil, &RefusedError{Reason: ReasonPrincipalRemoved}
 	}
 	if rows[1] != nil {
 		var t records.Tenant
 		if err := records.DecodeRow(*rows[1], &t); err != nil {
-			return nil, fmt.Errorf("readmit: %w", err)
+			return nil, nil, fmt.Errorf("readmit: %w", err)
 		}
 		if t.Frozen {
-			return nil, &RefusedError{Reason: ReasonFrozen}
+			return nil, nil, &RefusedError{Reason: ReasonFrozen}
 		}
 	}
 	if ref.Type == auth.RefAPIKey {
 		if rows[2] == nil {
-			return nil, &RefusedError{Reason: ReasonUnknown}
+			return nil, nil, &RefusedError{Reason: ReasonUnknown}
 		}
 		if cred, err = auth.DecodeCredential(*rows[2]); err != nil {
-			return nil, fmt.Errorf("readmit: %w", err)
+			return nil, nil, fmt.Errorf("readmit: %w", err)
 		}
 		if cred.ID != ref.CredentialID || cred.Tenant != ref.Tenant {
-			return nil, &RefusedError{Reason: ReasonUnknown}
+			return nil, nil, &RefusedError{Reason: ReasonUnknown}
 		}
 		if cred.Revoked {
-			return nil, &RefusedError{Reason: ReasonRevoked}
+			return nil, nil, &RefusedError{Reason: ReasonRevoked}
 		}
 	}
 	if cred.Owner != ref.Owner {
-		return nil, &RefusedError{Reason: ReasonUnknown}
+		return nil, nil, &RefusedError{Reason: ReasonUnknown}
 	}
 	return &mcp.Admission{Credential: cred, Rate: ratelimit.Decision{Allowed: true},
-		State: &admitted{now: now, keyHash: cred.KeyHash}}, nil
+		State: &admitted{now: now, keyHash: cred.KeyHash}}, rows[own:], nil
 }

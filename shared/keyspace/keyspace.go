@@ -66,12 +66,11 @@ func MatterPK(tenant, matter string) string { return TenantPK(tenant) + "#M#" + 
 // buckets and its live-session counters.
 func CredentialPK(keyHash string) string { return "CRED#" + keyHash }
 
-// CredentialWorkPK is the partition of the durable work a credential
-// started, kept under the credential so that reading and listing it are
-// strongly consistent and bound to it (docs/decisions.md "Storage"): its
-// tasks with their payload parts and questions, and its fact-record
-// exports.
-func CredentialWorkPK(tenant, credentialID string) string {
+// TenantCredentialPK is the partition of a credential's durable work,
+// under its tenant: what the credential started and may list again with a
+// strongly consistent query (its proposals' pointers; tasks). It is keyed
+// by the credential id, never the key hash, so the id alone addresses it.
+func TenantCredentialPK(tenant, credentialID string) string {
 	return TenantPK(tenant) + "#CRED#" + credentialID
 }
 
@@ -128,6 +127,24 @@ func Kinds() []Kind {
 		{Name: "task payload part", PK: "T#{tenant}#CRED#{credential}", SK: "TASKPART#{task}#{payload}#{seq}", Owner: "shared/tasks"},
 		{Name: "task question", PK: "T#{tenant}#CRED#{credential}", SK: "TASKREQ#{task}#{round}#{n}", Owner: "shared/tasks"},
 		{Name: "fact-record export part", PK: "T#{tenant}#CRED#{credential}", SK: "EXPORT#{export}#{seq}", Owner: "shared/readtools"},
+		// The upload lane (shared/uploads) and download links (shared/downloads).
+		{Name: "grant", PK: "CGT#{grant hash}", SK: "GRANT", Owner: "shared/uploads"},
+		{Name: "grant listing", PK: "T#{tenant}", SK: "GRANT#{grant}", Owner: "shared/uploads"},
+		{Name: "upload", PK: "UPLOAD#{upload}", SK: "UPLOAD", Owner: "shared/uploads"},
+		{Name: "download token", PK: "DLT#{token hash}", SK: "DLT", Owner: "shared/downloads"},
+		// Governed writes (issue 13): proposals and their inbox rows,
+		// pointers and counter (shared/proposals), the firm's action
+		// configuration (shared/proposals), autonomy settings
+		// (shared/autonomy) and the note idempotency row (shared/writetools).
+		// A pending proposal is in the sweeper index (its expiry) through
+		// sweep.IndexKeys.
+		{Name: "proposal", PK: "T#{tenant}#M#{matter}", SK: "PROP#{proposal}", Owner: "shared/proposals"},
+		{Name: "proposal inbox row", PK: "T#{tenant}#M#{matter}", SK: "PENDING#{time}#{proposal}", Owner: "shared/proposals"},
+		{Name: "pending proposal counter", PK: "T#{tenant}#M#{matter}", SK: "PROPCOUNT", Owner: "shared/proposals"},
+		{Name: "proposal pointer", PK: "T#{tenant}#CRED#{credential}", SK: "PROP#{time}#{proposal}", Owner: "shared/proposals"},
+		{Name: "action configuration", PK: "T#{tenant}", SK: "ACTION#{action}", Owner: "shared/proposals"},
+		{Name: "autonomy setting", PK: "T#{tenant}", SK: "AUTONOMY#{tool or action or *}", Owner: "shared/autonomy"},
+		{Name: "note idempotency row", PK: "T#{tenant}#M#{matter}", SK: "IDEM#NOTE#{digest}", Owner: "shared/writetools"},
 
 		// Prompts, audit.
 		{Name: "prompt override", PK: "T#{tenant}", SK: "PROMPT#{prompt}", Owner: "shared/prompts"},
@@ -135,5 +152,12 @@ func Kinds() []Kind {
 		{Name: "audit index item", PK: "T#{tenant}#M#{matter}#AUDIT", SK: "{time}#{request}", Owner: "shared/audit"},
 		{Name: "audit row in the matter index", PK: "T#{tenant}#M#{matter}#AUDIT", SK: "{time}#{request}", Owner: "shared/audit", Index: true},
 		{Name: "sweeper index entry", PK: "SWEEP#{kind}#{shard}", SK: "{due}#{id}", Owner: "shared/sweep", Index: true},
+
+		// The approval page's sign-in (shared/approvals): one-time sign-in
+		// links, cookie sessions and OIDC flows in flight, each keyed by the
+		// SHA-256 of its secret, never the secret.
+		{Name: "sign-in link", PK: "SIGNIN#{sha256}", SK: "SIGNIN", Owner: "shared/approvals"},
+		{Name: "approval session", PK: "APPSESS#{sha256}", SK: "APPSESS", Owner: "shared/approvals"},
+		{Name: "OIDC sign-in state", PK: "OIDC#{sha256}", SK: "OIDC", Owner: "shared/approvals"},
 	}
 }

@@ -126,7 +126,7 @@ func (s *Server) call(x *exchange, m *Message, out *stream, meta *requestMeta) *
 		c.rec.Revision = string(req.newSession.Revision)
 	}
 	for _, w := range req.writes {
-		x.addWrites(w, func(ctx context.Context, failed int) {
+		g := x.addWrites(w, func(ctx context.Context, failed int) {
 			if w.OnConflict == nil {
 				c.result, c.rpcErr = nil, errConflicted()
 				c.rec.Outcome = "rpc:" + strconv.Itoa(CodeInternalError)
@@ -136,6 +136,14 @@ func (s *Server) call(x *exchange, m *Message, out *stream, meta *requestMeta) *
 			result, err := w.OnConflict(ctx, failed)
 			s.settleCall(ctx, x, c, result, err)
 		})
+		if g != nil && w.OnCommit != nil {
+			g.committed = func(ctx context.Context) {
+				outcome := c.rec.Outcome // committed already: the answer changes, the row does not
+				result, err := w.OnCommit(ctx)
+				s.settleCall(ctx, x, c, result, err)
+				c.rec.Outcome = outcome
+			}
+		}
 	}
 	return c
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The 2026-07-28 era (PROTOCOL.md "2026-07-28 specifics"): no handshake and
@@ -115,11 +116,17 @@ func (s *Server) check2026(r *http.Request, m *Message) (*requestMeta, *Error) {
 			return nil, bad(CodeHeaderMismatch, "Bad request: the Mcp-Method header must equal the body's method.", nil)
 		}
 	}
-	if md, known := s.method(m.Method, true); known && md.NameParam != "" {
+	md, known := s.method(m.Method, true)
+	if known && md.NameParam != "" {
 		want, _ := p.String(md.NameParam)
-		v, ok := decodeHeaderValue(r.Header.Get("Mcp-Name"))
+		v, ok := decodeHeaderValue(strings.TrimSpace(r.Header.Get("Mcp-Name")))
 		if !ok || v != want || v == "" {
 			return nil, bad(CodeHeaderMismatch, "Bad request: the Mcp-Name header must equal the body's "+md.NameParam+".", nil)
+		}
+	}
+	if known && md.ParamHeaders != nil {
+		if e := checkParamHeaders(r, md.ParamHeaders(p)); e != nil {
+			return nil, e
 		}
 	}
 	return meta, nil
@@ -244,4 +251,90 @@ func (s *Server) capabilities2026() ServerCapabilities {
 		c.Prompts = &ListChangedCapability{}
 	}
 	return c
+}
+
+// ParamHeader is one Mcp-Param-* header a 2026-era request must carry
+// (MCP 2026-07-28 transports, SEP-2243): the header's name suffix and the
+// value of the parameter it mirrors as the body holds it.
+type ParamHeader struct {
+	// Name follows "Mcp-Param-" in the header's name.
+	Name string
+	// Value is the body's value as header text: a string as it is, a
+	// number or boolean as its JSON text.
+	Value string
+	// Present reports whether the body holds the parameter (and not null).
+	Present bool
+	// Invalid marks a body value that cannot be a header (an object or an
+	// array): such a request is refused.
+	Invalid bool
+}
+
+// ParamHeaderOf reads the member prop of params.arguments for the header
+// suffix name.
+func ParamHeaderOf(name string, p *Params, prop string) ParamHeader {
+	h := ParamHeader{Name: name}
+	args, ok := objectMembers(p.Get("arguments"))
+	if !ok {
+		return h
+	}
+	raw := lookup(args, prop)
+	if isNull(raw) {
+		return h
+	}
+	h.Present = true
+	switch raw[0] {
+	case '"':
+		h.Value, _ = unquote(raw)
+	case '{', '[':
+		h.Invalid = true
+	default:
+		h.Value = string(raw)
+	}
+	return h
+}
+
+// checkParamHeaders holds a 2026 request's Mcp-Param-* headers to its body:
+// each annotated parameter the body carries must come as its header, equal
+// after decoding (a value "=?base64?<standard base64 with padding>?=" is
+// Base64, anything else literal); a header for a parameter the body lacks,
+// a missing, mismatched or undecodable one is 400 + -32020.
+func checkParamHeaders(r *http.Request, want []ParamHeader) *Error {
+	for _, h := range want {
+		vals, sent := r.Header[http.CanonicalHeaderKey("Mcp-Param-"+h.Name)]
+		switch {
+		case h.Invalid:
+			return &Error{Code: CodeHeaderMismatch, Message: "Bad request: the parameter behind Mcp-Param-" + h.Name + " cannot be carried in a header."}
+		case !h.Present && sent:
+			return &Error{Code: CodeHeaderMismatch, Message: "Bad request: the Mcp-Param-" + h.Name + " header names a parameter the body does not carry."}
+		case !h.Present:
+			continue
+		case !sent || len(vals) != 1:
+			return &Error{Code: CodeHeaderMismatch, Message: "Bad request: the Mcp-Param-" + h.Name + " header is required: it must repeat the body's parameter."}
+		}
+		v, ok := decodeParamValue(strings.TrimSpace(vals[0]))
+		if !ok || v != h.Value {
+			return &Error{Code: CodeHeaderMismatch, Message: "Bad request: the Mcp-Param-" + h.Name + " header must equal the body's parameter."}
+		}
+	}
+	return nil
+}
+
+// decodeParamValue decodes an Mcp-Param-* value: "=?base64?…?=" is
+// standard Base64 with its padding (a value without the exact prefix and
+// suffix is literal); ok is false for Base64 that does not decode or
+// decodes to something that is not UTF-8.
+func decodeParamValue(v string) (string, bool) {
+	enc, ok := strings.CutPrefix(v, "=?base64?")
+	if !ok {
+		return v, true
+	}
+	enc, ok = strings.CutSuffix(enc, "?=")
+	if !ok {
+		return v, true
+	}
+	b, err := base64.StdEncoding.Strict().DecodeString(enc)
+	if err != nil || !utf8.Valid(b) {
+		return "", false
+	}
+	return string(b), true
 }

@@ -45,7 +45,10 @@ type writeGroup struct {
 	// resolve settles the owner's answer after a failed condition (failed
 	// indexes w.Ops).
 	resolve func(ctx context.Context, failed int)
-	dropped bool
+	// committed settles the owner's answer after the commit succeeded
+	// (Writes.OnCommit); nil when the answer stands as given.
+	committed func(ctx context.Context)
+	dropped   bool
 }
 
 func newRequestID() string {
@@ -74,11 +77,13 @@ func (s *Server) newAudit(x *exchange, method string) *audit.Record {
 
 // addWrites joins a Writes to the exchange's commit; resolve settles the
 // answer when a condition of it fails.
-func (x *exchange) addWrites(w Writes, resolve func(ctx context.Context, failed int)) {
-	if len(w.Ops) == 0 && len(w.After) == 0 {
-		return
+func (x *exchange) addWrites(w Writes, resolve func(ctx context.Context, failed int)) *writeGroup {
+	if len(w.Ops) == 0 && len(w.After) == 0 && w.OnCommit == nil {
+		return nil
 	}
-	x.writes = append(x.writes, &writeGroup{w: w, resolve: resolve})
+	g := &writeGroup{w: w, resolve: resolve}
+	x.writes = append(x.writes, g)
+	return g
 }
 
 // maxCommitRounds bounds the writes of one request: the first, then one
@@ -117,6 +122,11 @@ func (s *Server) commit(x *exchange) error {
 			Audit: rows, Count: x.count, CreateSession: x.create, DeleteSession: x.del, Ops: ops,
 		})
 		if err == nil {
+			for _, g := range x.writes {
+				if !g.dropped && g.committed != nil {
+					g.committed(ctx)
+				}
+			}
 			s.runEffects(ctx, x)
 			return nil
 		}

@@ -143,6 +143,13 @@ type Writes struct {
 	// audit row are then committed in one more write, without Ops. Nil
 	// answers -32603 "conflicted with a concurrent change".
 	OnConflict func(ctx context.Context, failed int) (any, error)
+	// OnCommit, when set, is called once the commit succeeded, before the
+	// effects: the answer it returns replaces the method's (or, an error,
+	// is answered as a protocol error). It is how a write answers from
+	// what it reads back after the commit (propose_action, issue 13); the
+	// audit row, already committed, is not changed by it. A Writes with
+	// OnCommit and no Ops still waits for the request's commit.
+	OnCommit func(ctx context.Context) (any, error)
 	// After runs, in order, once the commit succeeded: effects that must
 	// follow it, such as a queue send.
 	After []Effect

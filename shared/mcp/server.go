@@ -93,6 +93,10 @@ type Method struct {
 	// NoBatch refuses the method inside a JSON-RPC batch with -32600
 	// (initialize; write tools refuse themselves, per tool).
 	NoBatch bool
+	// ParamHeaders lists the Mcp-Param-* headers a 2026-era request of the
+	// method must carry, with the values the body holds (SEP-2243;
+	// tools/call: the arguments its tool annotates with x-mcp-header).
+	ParamHeaders func(p *Params) []ParamHeader
 }
 
 // servedIn reports whether the method is served in the request's era.

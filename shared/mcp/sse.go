@@ -119,17 +119,5 @@ func (s *stream) isStarted() bool {
 // acceptsSSE reports whether the Accept header admits text/event-stream.
 // An absent header accepts anything.
 func acceptsSSE(vals []string) bool {
-	if len(vals) == 0 {
-		return true
-	}
-	for _, v := range vals {
-		for _, part := range strings.Split(v, ",") {
-			mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
-			switch strings.ToLower(strings.TrimSpace(mt)) {
-			case "text/event-stream", "*/*", "text/*":
-				return true
-			}
-		}
-	}
-	return false
+	return accepts(vals, "text/event-stream", "*/*", "text/*")
 }

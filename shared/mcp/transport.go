@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -104,17 +105,25 @@ func legacyList() string {
 // acceptsResponse reports whether the Accept header admits a JSON or SSE
 // answer. An absent header accepts anything.
 func acceptsResponse(vals []string) bool {
+	return accepts(vals, "application/json", "text/event-stream", "*/*", "application/*", "text/*")
+}
+
+// acceptsJSON reports whether the Accept header admits application/json.
+// An absent header accepts anything.
+func acceptsJSON(vals []string) bool {
+	return accepts(vals, "application/json", "*/*", "application/*")
+}
+
+// accepts reports whether an Accept header (RFC 9110 §12.5.1) lists one of
+// the media ranges; an absent header accepts anything.
+func accepts(vals []string, ranges ...string) bool {
 	if len(vals) == 0 {
 		return true
 	}
 	for _, v := range vals {
 		for _, part := range strings.Split(v, ",") {
 			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
-			if err != nil {
-				continue
-			}
-			switch mt {
-			case "application/json", "text/event-stream", "*/*", "application/*", "text/*":
+			if err == nil && slices.Contains(ranges, mt) {
 				return true
 			}
 		}
@@ -156,27 +165,6 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 		_ = rc.SetReadDeadline(time.Time{})
 	}
 	return body, false, nil
-}
-
-// acceptsJSON reports whether the Accept header admits application/json.
-// An absent header accepts anything.
-func acceptsJSON(vals []string) bool {
-	if len(vals) == 0 {
-		return true
-	}
-	for _, v := range vals {
-		for _, part := range strings.Split(v, ",") {
-			mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
-			if err != nil {
-				continue
-			}
-			switch mt {
-			case "application/json", "*/*", "application/*":
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // encodedIdentity reports whether the body is sent without a content

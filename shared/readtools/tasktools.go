@@ -117,7 +117,7 @@ func (o ExportFactRecordOutput) ResourceLinks() []mcp.Content {
 
 // exportKey is part seq of an export, in the credential's own partition.
 func exportKey(c *tools.Call, id string, seq int) store.Key {
-	return store.Key{PK: keyspace.CredentialWorkPK(c.Credential.Tenant, c.Credential.ID),
+	return store.Key{PK: keyspace.TenantCredentialPK(c.Credential.Tenant, c.Credential.ID),
 		SK: exportPrefix(id) + fmt.Sprintf("%03d", seq)}
 }
 

@@ -236,9 +236,33 @@ type Document struct {
 	// ChecksumVerifiedAt is when a recorded check last recomputed the current
 	// version's SHA-256 and found it equal; nil means never checked.
 	ChecksumVerifiedAt *time.Time `json:"checksum_verified_at"`
-	CreatedAt          time.Time  `json:"created_at"`
-	UpdatedAt          time.Time  `json:"updated_at"`
+	// ReviewState is where the document stands in privilege review: ""
+	// (a document of the record as imported) or "reviewed" is served;
+	// "pending_review" (an upload no attorney has reviewed yet, issue 18)
+	// and "withdrawn" are served by nothing.
+	ReviewState ReviewState `json:"review_state,omitempty"`
+	CreatedAt   time.Time   `json:"created_at"`
+	UpdatedAt   time.Time   `json:"updated_at"`
 }
+
+// ReviewState is a document's privilege-review state.
+type ReviewState string
+
+// Review states ("" is a document of the record as imported: reviewed).
+const (
+	ReviewPending   ReviewState = "pending_review"
+	ReviewReviewed  ReviewState = "reviewed"
+	ReviewWithdrawn ReviewState = "withdrawn"
+)
+
+// Valid reports whether s is a review state.
+func (s ReviewState) Valid() bool {
+	return s == "" || s == ReviewPending || s == ReviewReviewed || s == ReviewWithdrawn
+}
+
+// Reviewed reports whether the document may be served: reviewed, or of
+// the record as imported.
+func (d Document) Reviewed() bool { return d.ReviewState == "" || d.ReviewState == ReviewReviewed }
 
 // Version is one version of a document.
 type Version struct {
@@ -373,8 +397,12 @@ type Note struct {
 	Body       string    `json:"body"`
 	Privilege  Privilege `json:"privilege"`
 	DocumentID string    `json:"document_id,omitempty"`
-	CreatedAt  time.Time `json:"created_at"`
-	UpdatedAt  time.Time `json:"updated_at"`
+	// ViaCredential is the credential an agent wrote the note through
+	// (add_case_note, issue 13); the author stays the credential's owner.
+	// Empty for a note a person wrote.
+	ViaCredential string    `json:"via_credential,omitempty"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
 }
 
 // Validate checks a principal's own fields.
@@ -419,6 +447,8 @@ func (d Document) Validate() error {
 		return invalidf("document %q of matter %q: id", d.ID, d.Matter)
 	case !d.Privilege.Valid():
 		return invalidf("document %s: privilege %q", d.ID, d.Privilege)
+	case !d.ReviewState.Valid():
+		return invalidf("document %s: review_state %q", d.ID, d.ReviewState)
 	case !ValidDocumentKind(d.Kind):
 		return invalidf("document %s: kind %q is not one of records.DocumentKinds", d.ID, d.Kind)
 	case d.CurrentVersion < 1 || d.CurrentVersion > maxVersion:

@@ -54,6 +54,29 @@ func (r *Repo) Matter(ctx context.Context, tenant, id string) (Matter, error) {
 	return m, r.get(ctx, MatterKey(tenant, id), &m)
 }
 
+// MatterWith returns one matter of tenant and its row's version, read in
+// one batch with the rows at extra (a write's own rows: its autonomy
+// settings, an idempotency row), without deciding access
+// (access.Funnel.MatterWith decides it). rows is aligned with extra, nil
+// where no live row exists; extra must not repeat a key or name the
+// matter's. Absent matter: store.ErrNotFound, with the rows all the same.
+func (r *Repo) MatterWith(ctx context.Context, tenant, id string, extra []store.Key) (m Matter, version int64, rows []*store.Item, err error) {
+	if !ValidID(tenant) || !ValidID(id) {
+		return m, 0, nil, notFound("matter")
+	}
+	got, err := r.store.BatchGet(ctx, append([]store.Key{MatterKey(tenant, id)}, extra...))
+	if err != nil {
+		return m, 0, nil, fmt.Errorf("read matter %s: %w", id, err)
+	}
+	if got[0] == nil {
+		return m, 0, got[1:], notFound("matter")
+	}
+	if err := decode(*got[0], &m); err != nil {
+		return m, 0, nil, err
+	}
+	return m, got[0].Version, got[1:], nil
+}
+
 // Matters returns every matter of tenant, by id, from one strongly
 // consistent query of the tenant partition.
 func (r *Repo) Matters(ctx context.Context, tenant string) ([]Matter, error) {

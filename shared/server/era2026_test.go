@@ -47,6 +47,11 @@ func call2026(t *testing.T, url, key string, id int, method string, params map[s
 	switch method {
 	case "tools/call", "prompts/get":
 		h = append(h, "Mcp-Name: "+fmt.Sprint(params["name"]))
+		if args, _ := params["arguments"].(map[string]any); method == "tools/call" && args != nil {
+			if c, ok := args["case_id"].(string); ok { // its x-mcp-header (SEP-2243)
+				h = append(h, "Mcp-Param-Case-Id: "+c)
+			}
+		}
 	case "resources/read":
 		h = append(h, "Mcp-Name: "+fmt.Sprint(params["uri"]))
 	}
@@ -356,4 +361,57 @@ func TestMRTRStateBindingsAreEachEnforced(t *testing.T) {
 	t.Run("an answer that is not an object", func(t *testing.T) {
 		refused(t, mrtrRound(t, env, key, args, map[string]any{"name": 12345}, nil))
 	})
+}
+
+// Every tool that takes a case_id advertises it with x-mcp-header
+// "Case-Id", and a 2026-07-28 tools/call must carry the matter again as the
+// Mcp-Param-Case-Id header, equal to the body's (SEP-2243): missing,
+// mismatched, undecodable, or sent for a parameter the body lacks → 400 +
+// -32020; "=?base64?…?=" is decoded, anything else literal.
+func TestEra2026McpParamHeadersAreHeldToTheBody(t *testing.T) {
+	env := env2026(t)
+	key := env.Keys[servertest.Attorney]
+	res := call2026(t, env.URL, key, 1, "tools/list", nil).JSON(t)["result"].(map[string]any)
+	for _, tl := range res["tools"].([]any) {
+		props := tl.(map[string]any)["inputSchema"].(map[string]any)["properties"].(map[string]any)
+		if c, ok := props["case_id"].(map[string]any); ok && c["x-mcp-header"] != "Case-Id" {
+			t.Errorf("%s: case_id lacks x-mcp-header Case-Id: %v", tl.(map[string]any)["name"], c)
+		}
+	}
+	send := func(args map[string]any, param string) *servertest.Response {
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+			"params": map[string]any{"name": "get_matter", "arguments": args, "_meta": meta2026(`{}`)}})
+		h := []string{"Authorization: Bearer " + key, "MCP-Protocol-Version: " + rev2026, "Mcp-Method: tools/call", "Mcp-Name: get_matter"}
+		if param != "" {
+			h = append(h, "Mcp-Param-Case-Id: "+param)
+		}
+		return servertest.DoURL(t, env.URL, http.MethodPost, body, h...)
+	}
+	m := seed.Meridian
+	b64 := "=?base64?" + base64.StdEncoding.EncodeToString([]byte(m)) + "?="
+	for _, c := range []struct {
+		name   string
+		args   map[string]any
+		header string
+		ok     bool
+	}{
+		{"the literal value", map[string]any{"case_id": m}, m, true},
+		{"the Base64 value", map[string]any{"case_id": m}, b64, true},
+		{"missing", map[string]any{"case_id": m}, "", false},
+		{"another matter", map[string]any{"case_id": m}, seed.Alvarez, false},
+		{"Base64 without its padding", map[string]any{"case_id": m}, "=?base64?" + base64.RawStdEncoding.EncodeToString([]byte(m)) + "?=", false},
+		{"Base64 with characters outside the alphabet", map[string]any{"case_id": m}, "=?base64?bV9t!!!ZXJpZGlhbg==?=", false},
+		{"a header for a parameter the body lacks", map[string]any{}, m, false},
+	} {
+		r := send(c.args, c.header)
+		if c.ok {
+			if r.Status != http.StatusOK {
+				t.Errorf("%s: %d %s, want 200", c.name, r.Status, r.Body)
+			}
+			continue
+		}
+		if code, _, _ := rpcError(t, r); r.Status != http.StatusBadRequest || code != -32020 {
+			t.Errorf("%s: %d %s, want 400 -32020", c.name, r.Status, r.Body)
+		}
+	}
 }

@@ -119,8 +119,21 @@ func TestTheInvocationCoreRefusesOutsideHTTPExactlyAsOverHTTP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := len(auditRows(t, env)) - before; n != 1 {
+			rows := auditRows(t, env)
+			if n := len(rows) - before; n != 1 {
 				t.Errorf("%d audit rows written, want 1", n)
+			}
+			var httpOutcome, coreOutcome string
+			for _, r := range rows {
+				switch {
+				case r.RequestID == rec.RequestID:
+					coreOutcome = r.Outcome
+				case r.CredentialID == cred.ID && r.Method == "tools/call":
+					httpOutcome = r.Outcome
+				}
+			}
+			if coreOutcome == "" || coreOutcome != httpOutcome {
+				t.Errorf("audit outcome outside HTTP %q, over HTTP %q: want one and the same", coreOutcome, httpOutcome)
 			}
 			got := plainAnswer(t, out)
 			want := overHTTP["result"]

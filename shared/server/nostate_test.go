@@ -42,7 +42,14 @@ import (
 // that are read-only tables, by package (relative to the module) and name,
 // with why each is safe to share between requests.
 var immutable = map[string]string{
+	"shared/approvals.SecurityHeaders":       "the fixed security headers of every page",
+	"shared/approvals.files":                 "the embedded templates and stylesheet, only read",
+	"shared/approvals.templates":             "templates parsed at initialization, only executed",
+	"shared/approvals.style":                 "the embedded stylesheet, only written out",
+	"shared/approvals.providerError":         "a compiled pattern, only matched",
 	"shared/auth.AllScopes":                  "the fixed list of scopes",
+	"shared/auth/oauth.accessTokenTypes":     "the fixed typ values of an access token",
+	"shared/auth/oauth.idTokenTypes":         "the fixed typ value of an ID token",
 	"shared/auth/oauth.algorithms":           "the fixed list of accepted JWS algorithms",
 	"shared/lambdaio/lambdaiotest.Delimiter": "a protocol constant (eight NUL bytes) for tests",
 	"shared/mcp.LegacyRevisions":             "the fixed list of served 2025-era revisions",

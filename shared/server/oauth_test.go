@@ -52,7 +52,7 @@ func (e *oauthEnv) token(t *testing.T, c oauthtest.Claims) string {
 
 // allScopes are the token scopes of a token that may do what the
 // attorney's key may.
-var allScopes = []string{"custody:mcp", "custody:read", "custody:docs", "custody:tasks", "custody:analysis"}
+var allScopes = []string{"custody:mcp", "custody:read", "custody:docs", "custody:tasks", "custody:analysis", "custody:write"}
 
 // initBody is FB-27's initialize request with JSON-RPC id id.
 func initBody(id int) []byte {
@@ -207,7 +207,7 @@ func TestATokensScopesHideToolsExactlyAsAKeysDo(t *testing.T) {
 	allToken := toolNames(t, env.Initialize(t, "token all", oauthRev))
 	allKey := toolNames(t, env.Initialize(t, servertest.Attorney, oauthRev))
 	if !slices.Equal(allToken, allKey) || len(allToken) <= len(readToken) {
-		t.Errorf("tools of a token with every read scope = %v, of the attorney's key = %v", allToken, allKey)
+		t.Errorf("tools of a token with every scope = %v, of the attorney's key = %v", allToken, allKey)
 	}
 	if slices.Contains(readToken, "list_documents") {
 		t.Fatal("a token without custody:docs lists list_documents")

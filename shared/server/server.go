@@ -1,6 +1,8 @@
 // Package server composes Custody's /mcp endpoint from its ports: the store
 // behind the gate (authentication, rate limits, audit), the tool registry
-// with the read tools, the prompt and resource registries with Custody's own
+// with the read tools and the governed writes (shared/writetools) (and,
+// when configured, the upload lane's tools and its download links:
+// Config.Lane), the prompt and resource registries with Custody's own
 // prompts and resources, completion, and the MCP transport. The local
 // all-in-one server (scripts/dev) and the Lambda function (functions/mcp)
 // build the same handler here; neither knows which engines it runs on.
@@ -20,21 +22,30 @@ import (
 	"time"
 
 	"github.com/custodymcp/custody/shared/access"
+	"github.com/custodymcp/custody/shared/approvals"
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/auth/oauth"
+	"github.com/custodymcp/custody/shared/blob"
 	"github.com/custodymcp/custody/shared/completion"
+	"github.com/custodymcp/custody/shared/downloads"
 	"github.com/custodymcp/custody/shared/gate"
+	"github.com/custodymcp/custody/shared/lanetools"
 	"github.com/custodymcp/custody/shared/mcp"
 	"github.com/custodymcp/custody/shared/prompts"
+	"github.com/custodymcp/custody/shared/proposals"
 	"github.com/custodymcp/custody/shared/queue"
 	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/readtools"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/resources"
+	"github.com/custodymcp/custody/shared/scan"
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/subscriptions"
+	"github.com/custodymcp/custody/shared/sweep"
 	"github.com/custodymcp/custody/shared/tasks"
 	"github.com/custodymcp/custody/shared/tools"
+	"github.com/custodymcp/custody/shared/uploads"
+	"github.com/custodymcp/custody/shared/writetools"
 )
 
 // Version is the server version reported in serverInfo.
@@ -103,8 +114,16 @@ type Config struct {
 	// AuditRetention is how long audit rows are kept (their TTL); 0 means
 	// gate.DefaultAuditRetention (7 years).
 	AuditRetention time.Duration
+	// ProposalLife is a proposal's life; 0 means 7 days
+	// (writetools.Options.ProposalLife).
+	ProposalLife time.Duration
 	// ParamsDecoded is the measurement hook of mcp.Options.ParamsDecoded.
 	ParamsDecoded func(method string, decodes int)
+	// Lane, when set, serves the upload lane and downloads (issue 16; docs/
+	// contracts.md §5): the tools of package lanetools, GET
+	// /downloads/<token> on Handler, and the lane's recovery duty in
+	// Server.Duties. nil: neither the tools nor the route exist.
+	Lane *LaneConfig
 	// OAuth, when set, makes /mcp an OAuth resource server beside its API
 	// keys (package oauth): access tokens of its issuer are accepted, 401s
 	// challenge with its resource_metadata URL and required scope, and its
@@ -126,6 +145,36 @@ type Config struct {
 	// Store, Tools, Gate, Queue, Cursors, Funnel, Logger and Now are the
 	// composition's own.
 	TaskOptions tasks.Options
+	// PublicBaseURL is the base URL clients and browsers reach this server
+	// at, the API stage's path included. Set, the approval page is served
+	// under /approvals (package approvals) and builds every link, form
+	// action and redirect from it, never from Host or X-Forwarded-*, and a
+	// filed proposal's review_url is PublicBaseURL + "/approvals"
+	// (docs/contracts.md §4); "", /approvals is a 404 like any other path.
+	PublicBaseURL string
+	// AllowHTTPBase admits an http PublicBaseURL on a host that is not
+	// loopback (emulator runs); an https or loopback base needs nothing.
+	AllowHTTPBase bool
+	// OIDC registers the approval page at the OAuth issuer, so people sign
+	// in with the firm's accounts (OIDC code flow with PKCE). It requires
+	// OAuth (the ID tokens are verified with its key set and mapped to
+	// principals by its claims). nil: sign-in links only.
+	OIDC *approvals.OIDCClient
+}
+
+// LaneConfig configures the upload lane and downloads.
+type LaneConfig struct {
+	// Blob is the object store of the staging and record buckets.
+	Blob blob.Store
+	// Scanner is the malware scanner; nil is OFF: the lane refuses
+	// SCANNER_UNAVAILABLE and spends nothing.
+	Scanner scan.Scanner
+	// PublicBaseURL is where clients reach this server (download links are
+	// <PublicBaseURL>/downloads/<token>), without a trailing slash.
+	PublicBaseURL string
+	// Autonomy is the autonomy setting's hook (uploads.Autonomy); nil
+	// consults none.
+	Autonomy uploads.Autonomy
 }
 
 // Core is what every front door shares, built once (issue 9, "one
@@ -159,8 +208,18 @@ type Server struct {
 	// Tasks is the tasks service when Config.TaskQueue is set: its worker
 	// (Handle) and sweeper duties (Duties) run beside the endpoint.
 	Tasks *tasks.Service
+	// Approvals is the approval page; nil without Config.PublicBaseURL.
+	Approvals *approvals.Page
+	// Lane is the upload lane (nil without Config.Lane).
+	Lane *uploads.Lane
+	// Duties are the sweeper's recovery duties of what was composed (the
+	// upload lane's copy to verified/, proposal expiry, the tasks' lapsed
+	// leases, unclaimed and expired tasks); a front door that sweeps runs
+	// them (sweep.Run).
+	Duties []sweep.Duty
 
-	oauth *oauth.Verifier
+	oauth     *oauth.Verifier
+	downloads http.Handler
 }
 
 // New composes the endpoint.
@@ -192,13 +251,27 @@ func New(cfg Config) (*Server, error) {
 	matters := frozenAware{Funnel: funnel, frozen: cfg.KillSwitch.FrozenTenants}
 	reg := tools.NewRegistry(tools.Options{
 		Funnel: funnel, Cursors: cursors, PageSize: cfg.ToolPageSize,
-		KillSwitch: cfg.KillSwitch, Logger: cfg.Logger,
+		KillSwitch: cfg.KillSwitch, Logger: cfg.Logger, Store: cfg.Store,
 	})
 	if err := readtools.Register(reg, readtools.Options{Repo: repo}); err != nil {
 		return nil, err
 	}
+	if err := writetools.Register(reg, writetools.Options{Store: cfg.Store, Repo: repo,
+		PublicBaseURL: cfg.PublicBaseURL, ProposalLife: cfg.ProposalLife}); err != nil {
+		return nil, err
+	}
 	if cfg.TaskQueue != nil {
 		if err := readtools.RegisterTaskTools(reg, readtools.Options{Repo: repo, Store: cfg.Store}); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	var lane *uploads.Lane
+	if lc := cfg.Lane; lc != nil {
+		lane = uploads.New(uploads.Options{Store: cfg.Store, Blob: lc.Blob, Scanner: lc.Scanner, Autonomy: lc.Autonomy, Logger: cfg.Logger})
+		if err := lanetools.Register(reg, lanetools.Options{Lane: lane, Store: cfg.Store, PublicBaseURL: lc.PublicBaseURL}); err != nil {
 			return nil, err
 		}
 	}
@@ -240,9 +313,6 @@ func New(cfg Config) (*Server, error) {
 		if err := cfg.RegisterExtraResources(res); err != nil {
 			return nil, err
 		}
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -305,7 +375,42 @@ func New(cfg Config) (*Server, error) {
 	if svc != nil {
 		svc.Install(srv)
 	}
-	return &Server{Core: core, MCP: srv, Registry: reg, Prompts: prm, Resources: res, Tasks: svc, oauth: cfg.OAuth}, nil
+	page, err := approvalPage(cfg, repo)
+	if err != nil {
+		return nil, err
+	}
+	out := &Server{Core: core, MCP: srv, Registry: reg, Prompts: prm, Resources: res, Approvals: page, Lane: lane, Tasks: svc, oauth: cfg.OAuth}
+	if lc := cfg.Lane; lc != nil {
+		out.downloads = &downloads.Handler{Store: cfg.Store, Gate: g, Presigner: lc.Blob, Now: cfg.Now, Logger: cfg.Logger}
+		out.Duties = append(out.Duties, &uploads.CopyDuty{Store: cfg.Store, Blob: lc.Blob, Logger: cfg.Logger})
+	}
+	// Pending proposals past their expiry end by the sweeper (issue 13).
+	out.Duties = append(out.Duties, proposals.NewExpiry(cfg.Store, 0))
+	if svc != nil {
+		out.Duties = append(out.Duties, svc.Duties()...)
+	}
+	return out, nil
+}
+
+// approvalPage builds the approval page over the same store and record
+// (nil without a public base URL). Its sign-in at the issuer verifies ID
+// tokens with the /mcp verifier's key set.
+func approvalPage(cfg Config, repo *records.Repo) (*approvals.Page, error) {
+	if cfg.PublicBaseURL == "" {
+		if cfg.OIDC != nil {
+			return nil, errors.New("server: OIDC sign-in needs the approval page's PublicBaseURL")
+		}
+		return nil, nil
+	}
+	pc := approvals.Config{Store: cfg.Store, Repo: repo, PublicBaseURL: cfg.PublicBaseURL, AllowHTTP: cfg.AllowHTTPBase,
+		AuditRetention: cfg.AuditRetention, Logger: cfg.Logger, Now: cfg.Now}
+	if cfg.OIDC != nil {
+		if cfg.OAuth == nil {
+			return nil, errors.New("server: OIDC sign-in needs the OAuth issuer (OAUTH_ISSUER)")
+		}
+		pc.OIDC = &approvals.OIDC{OIDCClient: *cfg.OIDC, IDTokens: cfg.OAuth.IDTokens(cfg.OIDC.ClientID)}
+	}
+	return approvals.New(pc)
 }
 
 // challenge is the 401 challenge: the verifier's once an issuer is
@@ -317,9 +422,11 @@ func challenge(v *oauth.Verifier) string {
 	return v.Challenge()
 }
 
-// Handler routes /mcp to the MCP endpoint and, once an issuer is
-// configured, the RFC 9728 metadata paths to its document; every other path
-// is a JSON 404.
+// Handler routes /mcp to the MCP endpoint, /approvals and below to the
+// approval page when it is configured (Config.PublicBaseURL),
+// /downloads/<token> to the download links when the lane is configured,
+// and, once an issuer is configured, the RFC 9728 metadata paths to its
+// document; every other path is a JSON 404.
 func (s *Server) Handler() http.Handler {
 	var meta http.Handler
 	if s.oauth != nil {
@@ -331,8 +438,13 @@ func (s *Server) Handler() http.Handler {
 		switch p := r.URL.Path; {
 		case p == "/mcp":
 			s.MCP.ServeHTTP(w, r)
+		case s.Approvals != nil && approvals.IsPath(p):
+			s.Approvals.ServeHTTP(w, r)
 		case meta != nil && (p == oauth.WellKnownPath || p == oauth.WellKnownMCPPath):
 			meta.ServeHTTP(w, r)
+		case s.downloads != nil && strings.HasPrefix(p, downloads.PathPrefix):
+			// Download links need no key: the token is re-checked (package downloads).
+			s.downloads.ServeHTTP(w, r)
 		default:
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusNotFound)

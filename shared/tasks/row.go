@@ -78,7 +78,7 @@ const (
 
 // Key is the row of task id created by credentialID of tenant.
 func Key(tenant, credentialID, id string) store.Key {
-	return store.Key{PK: keyspace.CredentialWorkPK(tenant, credentialID), SK: "TASK#" + id}
+	return store.Key{PK: keyspace.TenantCredentialPK(tenant, credentialID), SK: "TASK#" + id}
 }
 
 // taskPrefix is the sort-key prefix of a credential's task rows.
@@ -86,7 +86,7 @@ const taskPrefix = "TASK#"
 
 // partKey is part seq of the payload name ("args", "outcome") of a task.
 func partKey(tenant, credentialID, id, payload string, seq int) store.Key {
-	return store.Key{PK: keyspace.CredentialWorkPK(tenant, credentialID),
+	return store.Key{PK: keyspace.TenantCredentialPK(tenant, credentialID),
 		SK: "TASKPART#" + id + "#" + payload + "#" + fmt.Sprintf("%03d", seq)}
 }
 
@@ -95,7 +95,7 @@ func partPrefix(id string) string { return "TASKPART#" + id + "#" }
 
 // questionKey is question n of input round of a task.
 func questionKey(tenant, credentialID, id string, round, n int) store.Key {
-	return store.Key{PK: keyspace.CredentialWorkPK(tenant, credentialID),
+	return store.Key{PK: keyspace.TenantCredentialPK(tenant, credentialID),
 		SK: questionPrefix(id) + fmt.Sprintf("%04d#%03d", round, n)}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/custodymcp/custody/shared/audit"
@@ -62,6 +63,8 @@ type Invocation struct {
 	Audit *audit.Record
 	// InBatch marks a call inside a JSON-RPC batch (write tools refuse).
 	InBatch bool
+
+	replay bool // the handler answered a replay from its row (Call.Replayed)
 }
 
 // Outcome is what a governed invocation decided.
@@ -94,6 +97,10 @@ type Writes struct {
 	// (failed indexes Ops): nothing of Ops was written. It may read (the
 	// original receipt). The audit row's outcome follows it.
 	Settle func(ctx context.Context, failed int) Outcome
+	// Committed, when set, is the outcome to answer once the commit
+	// succeeded, replacing the one Call returned: the handler's answer
+	// read back after its write (Write.Answer). Nil: the outcome stands.
+	Committed func(ctx context.Context) Outcome
 }
 
 // Call runs one tool through the governed pipeline (Invocation). It never
@@ -124,18 +131,42 @@ func (r *Registry) Call(ctx context.Context, inv Invocation) Outcome {
 	}
 	structured, w, refusal := r.govern(ctx, &inv, t, args, doc)
 	out := r.shape(ctx, &inv, t, structured, refusal)
-	if out.Err != nil || out.Refusal != nil {
+	// A write tool's own denied decision may carry writes (an upload
+	// rejected after its bytes failed verification frees its slot): they
+	// are committed with its refusal. Every other refusal writes nothing.
+	if out.Err != nil || (out.Refusal != nil && (refusal != nil || w == nil)) {
 		return out
 	}
-	if ops := r.opsOf(&inv, t, w); len(ops) > 0 || (w != nil && len(w.After) > 0) {
+	if (inv.replay || (w != nil && w.Replay)) && out.Refusal == nil {
+		inv.Audit.Outcome = audit.OutcomeReplay
+	}
+	if ops := r.opsOf(&inv, t, w); len(ops) > 0 || (w != nil && (len(w.After) > 0 || w.Answer != nil)) {
 		out.Writes = &Writes{Ops: ops, Settle: func(ctx context.Context, failed int) Outcome {
 			return r.settle(ctx, &inv, t, w, failed)
 		}}
 		if w != nil {
 			out.Writes.After = w.After
 		}
+		if w != nil && w.Answer != nil {
+			out.Writes.Committed = func(ctx context.Context) Outcome {
+				return r.committed(ctx, &inv, t, w)
+			}
+		}
 	}
 	return out
+}
+
+// committed answers a call whose writes were committed from its Answer
+// (the row read back). The audit row was committed with the call's
+// outcome, which is kept.
+func (r *Registry) committed(ctx context.Context, inv *Invocation, t *tool, w *Write) Outcome {
+	outcome := inv.Audit.Outcome
+	defer func() { inv.Audit.Outcome = outcome }()
+	res, err := w.Answer(ctx)
+	if err != nil {
+		return r.shape(ctx, inv, t, nil, r.refusalFor(ctx, t.spec.Name, err))
+	}
+	return r.shape(ctx, inv, t, res, nil)
 }
 
 // opsOf are the writes of a call: the at-most-once claim first (when the
@@ -233,6 +264,9 @@ type Committer interface {
 // commits a request's calls itself (it batches messages and sessions).
 func (r *Registry) Run(ctx context.Context, c Committer, adm *mcp.Admission, inv Invocation, count int) (Outcome, error) {
 	out := r.Call(ctx, inv)
+	if out.Err != nil && inv.Audit.Outcome == "" {
+		inv.Audit.Outcome = errOutcome(out.Err)
+	}
 	ctx = context.WithoutCancel(ctx)
 	writes := out.Writes
 	for round := 0; round < 3; round++ {
@@ -246,6 +280,9 @@ func (r *Registry) Run(ctx context.Context, c Committer, adm *mcp.Admission, inv
 		switch {
 		case err == nil:
 			if writes != nil {
+				if writes.Committed != nil {
+					out = writes.Committed(ctx)
+				}
 				runEffects(ctx, writes.After, r.opts.Logger.ErrorContext)
 			}
 			return out, nil
@@ -265,6 +302,22 @@ func (r *Registry) Run(ctx context.Context, c Committer, adm *mcp.Admission, inv
 		}
 	}
 	return Outcome{}, fmt.Errorf("run %s: commit did not settle", inv.Name)
+}
+
+// errOutcome is the audit outcome of an outcome that is not a tool result,
+// as the /mcp exchange records the same: "rpc:<code>" for a protocol error
+// (an unknown tool is -32602), "cancelled", "input_required".
+func errOutcome(err error) string {
+	var e *mcp.Error
+	switch {
+	case errors.Is(err, ErrUnknownTool):
+		return "rpc:" + strconv.Itoa(mcp.CodeInvalidParams)
+	case errors.As(err, &e):
+		return "rpc:" + strconv.Itoa(e.Code)
+	case errors.Is(err, mcp.ErrInputRequired):
+		return "input_required"
+	}
+	return "cancelled"
 }
 
 // runEffects runs the effects that follow a commit, logging a failure

@@ -27,6 +27,7 @@ func inputSchemaOf(spec Spec, t reflect.Type) (json.RawMessage, error) {
 	if in.Properties == nil {
 		in.Properties = map[string]*jsonschema.Schema{} // {"properties":{}}, as clients expect
 	}
+	annotateMatter(in)
 	return json.Marshal(in)
 }
 

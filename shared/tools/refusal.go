@@ -10,6 +10,7 @@ const (
 	ClassRateLimited       = "RATE_LIMITED"
 	ClassBackpressure      = "BACKPRESSURE"
 	ClassKillSwitch        = "KILL_SWITCH"
+	ClassAutonomyDenied    = "AUTONOMY_DENIED"
 	ClassNotProvisioned    = "NOT_PROVISIONED"
 	ClassScannerUnavail    = "SCANNER_UNAVAILABLE"
 	ClassGrantInvalid      = "GRANT_INVALID"
@@ -61,6 +62,7 @@ const (
 	msgConflict    = "This call conflicts with a change made meanwhile, so it was not carried out; read again and retry."
 
 	msgClientSafeRefused = "This tool is not available to a client-safe credential; nothing was done."
+	msgAutonomyDenied    = "The firm's autonomy setting allows agents no writes here (level L0); nothing was done."
 )
 
 // cancelled marks a call the client withdrew (it gets no answer at all).

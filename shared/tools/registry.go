@@ -35,6 +35,7 @@ import (
 
 	"github.com/custodymcp/custody/shared/access"
 	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/autonomy"
 	"github.com/custodymcp/custody/shared/mcp"
 	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/records"
@@ -75,11 +76,33 @@ type Spec struct {
 	// clients whose revision has no tasks (tasks.go). Write tools are
 	// forbidden (docs/decisions.md "Pipeline choices").
 	TaskSupport TaskSupport
+	// Prefetch, for a write tool, names rows of its own — an idempotency
+	// row, a counter, a target — to read before its handler runs, in the
+	// same one batch as its matter and autonomy settings (the write step,
+	// docs/architecture.md step 9; docs/decisions.md, the round trips of
+	// the write paths); the handler finds them in Call.Prefetched, aligned
+	// with the keys. The keys must be distinct, not the matter's, and with
+	// the matter and autonomy rows within store.MaxBatchGetKeys. It runs
+	// after validation and before any read, with in a pointer to the
+	// decoded input, which it may refine (the handler then receives it);
+	// a *Refusal it returns is answered as is.
+	Prefetch func(c *Call, in any) ([]store.Key, error)
+	// AutonomyNames, for a write tool, names the autonomy settings its call
+	// obeys beyond its tool's own (propose_action: the action it files;
+	// docs/decisions.md "Autonomy"); in is a pointer to the decoded input.
+	AutonomyNames func(in any) []string
 	// AtMostOnce marks a tool with effects that must happen at most once:
 	// in the 2026 era its request state's round is claimed with a
 	// conditional write before it runs, so a replay is refused CONFLICT.
-	AtMostOnce  bool
-	Annotations mcp.ToolAnnotations
+	AtMostOnce bool
+	// ReportsSpent marks a tool that spends an upload grant
+	// (begin_upload_session, complete_upload): every refusal of it carries
+	// spent, the grant's state after the call (docs/contracts.md §3). A
+	// refusal the pipeline decides before the tool reads its grant
+	// (validation, rate limit, kill switch) says false: the call spent
+	// nothing, and it does not tell the state of a grant it did not read.
+	ReportsSpent bool
+	Annotations  mcp.ToolAnnotations
 	// InputSchema, when set, is the tool's input schema verbatim: a JSON
 	// object with "type":"object" that tools/list advertises as given (only
 	// compacted) and arguments are validated against, instead of the schema
@@ -114,9 +137,28 @@ type Call struct {
 	// input (elicitation, sampling) in either era.
 	Peer mcp.Peer
 
+	// The write step (docs/architecture.md "The request path", step 9), for
+	// a write tool (Spec.Write) only: its matter, its autonomy settings and
+	// the rows Spec.Prefetch names are read in one batch.
+	//
+	// MatterVersion is the matter row's version (0 when no matter is
+	// named). Autonomy is the level the call runs at (autonomy.Resolve of
+	// the tool's setting and Spec.AutonomyNames); an L0 call never
+	// reaches its handler. Prefetched are the rows Spec.Prefetch
+	// named, aligned with its keys, nil where absent.
+	MatterVersion int64
+	Autonomy      autonomy.Level
+	Prefetched    []*store.Item
+
 	write   *Write
 	matters []string // reported by ReportMatter
+	replay  bool     // set by Replayed
 }
+
+// Replayed marks a governed write answered with its original receipt
+// without writing (the receipt read from its row): the audit outcome is
+// "ok:replay", as for a replay settled on the conflict path.
+func (c *Call) Replayed() { c.replay = true }
 
 // ReportMatter records that the answer contains rows of the matter id, so
 // the call's audit row is indexed under it (audit.Record.Matters: "who read
@@ -148,6 +190,16 @@ type Write struct {
 	// After are the effects that must follow the commit (a queue send),
 	// each naming its recovery path.
 	After []mcp.Effect
+	// Answer, when set, gives the call's answer after a successful commit,
+	// replacing the handler's: a write that answers from the row it reads
+	// back (propose_action). Its error is answered as the handler's would
+	// be (a *Refusal as is). The audit row, committed by then, keeps the
+	// outcome of the commit.
+	Answer func(ctx context.Context) (any, error)
+	// Replay marks an answer that repeats an earlier call's receipt
+	// without writing anything of its own: the audit outcome is
+	// "ok:replay".
+	Replay bool
 }
 
 // Write hands the call's writes to the invocation core; a handler calls it
@@ -175,7 +227,8 @@ type tool struct {
 	// start. Check builds them all at once.
 	once      sync.Once
 	prepErr   error
-	in        json.RawMessage // set at Register for a verbatim schema
+	in        json.RawMessage   // set at Register for a verbatim schema
+	headers   map[string]string // x-mcp-header: property → Mcp-Param-* suffix
 	wire      mcp.Tool
 	strict    json.RawMessage
 	validator *validator.Schema
@@ -207,6 +260,10 @@ func (r *Registry) prepare(t *tool) error {
 				t.prepErr = fmt.Errorf("tool %q: encode output schema: %w", t.spec.Name, err)
 				return
 			}
+		}
+		if t.headers, t.prepErr = headerParams(t.in); t.prepErr != nil {
+			t.prepErr = fmt.Errorf("tool %q: %w", t.spec.Name, t.prepErr)
+			return
 		}
 		r.compileMu.Lock()
 		v, err := compile(r.compiler, t.spec.Name, t.in)
@@ -256,6 +313,10 @@ type Options struct {
 	PageSize   int
 	KillSwitch KillSwitch
 	Logger     *slog.Logger
+	// Store is read by the write step of a write tool whose input names no
+	// matter (its autonomy settings); tools that name a matter read
+	// through the Funnel.
+	Store store.Store
 }
 
 // Registry holds the tools and serves tools/list and tools/call.
@@ -324,7 +385,11 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) error {
 			}
 			return nil, Invalid("", "The arguments do not match this tool's input schema.")
 		}
-		if ms, ok := any(input).(MatterScoped); ok && ms.MatterID() != "" {
+		if spec.Write {
+			if ref := r.writeStep(ctx, c, spec, &input); ref != nil {
+				return nil, ref
+			}
+		} else if ms, ok := any(input).(MatterScoped); ok && ms.MatterID() != "" {
 			m, err := c.Funnel.Matter(ctx, c.Who, ms.MatterID())
 			if err == nil && c.Also != nil {
 				// An intersected call reaches a matter only when both do.
@@ -393,7 +458,7 @@ func (r *Registry) refusalFor(ctx context.Context, name string, err error) *Refu
 func (r *Registry) Install(s *mcp.Server) {
 	s.Register("tools/list", mcp.Method{Handler: r.list, Cacheable: true})
 	s.Register("tools/call", mcp.Method{Handler: r.call, NameParam: "name", MayAsk: true,
-		Lane: r.lane, RatesItself: true, RateLimited: r.rateLimited})
+		Lane: r.lane, RatesItself: true, RateLimited: r.rateLimited, ParamHeaders: r.paramHeaders})
 }
 
 // Names returns every registered tool name, sorted.
@@ -456,6 +521,22 @@ func (r *Registry) visibleTo(t *tool, c *auth.Credential) bool {
 	return c.Has(t.spec.Scope) && !(t.spec.StandardOnly && c.ClientSafe())
 }
 
+// paramHeaders are the Mcp-Param-* headers a 2026-era tools/call of the
+// named tool must carry: one per argument its input schema annotates with
+// x-mcp-header (SEP-2243), with the argument's value in the body.
+func (r *Registry) paramHeaders(p *mcp.Params) []mcp.ParamHeader {
+	name, _ := p.String("name")
+	t, ok := r.tools[name]
+	if !ok || r.prepare(t) != nil || len(t.headers) == 0 {
+		return nil
+	}
+	out := make([]mcp.ParamHeader, 0, len(t.headers))
+	for prop, suffix := range t.headers {
+		out = append(out, mcp.ParamHeaderOf(suffix, p, prop))
+	}
+	return out
+}
+
 // lane is tools/call's rate lane: the named tool's.
 func (r *Registry) lane(p *mcp.Params) ratelimit.Lane {
 	if name, ok := p.String("name"); ok {
@@ -512,13 +593,23 @@ func (r *Registry) call(ctx context.Context, req *mcp.Request) (any, error) {
 		return nil, out.Err
 	}
 	if w := out.Writes; w != nil {
-		req.Write(mcp.Writes{Ops: w.Ops, After: w.After, OnConflict: func(ctx context.Context, failed int) (any, error) {
+		mw := mcp.Writes{Ops: w.Ops, After: w.After, OnConflict: func(ctx context.Context, failed int) (any, error) {
 			o := w.Settle(ctx, failed)
 			if o.Err != nil {
 				return nil, o.Err
 			}
 			return o.Result.Encode()
-		}})
+		}}
+		if w.Committed != nil {
+			mw.OnCommit = func(ctx context.Context) (any, error) {
+				o := w.Committed(ctx)
+				if o.Err != nil {
+					return nil, o.Err
+				}
+				return o.Result.Encode()
+			}
+		}
+		req.Write(mw)
 	}
 	return out.Result.Encode()
 }
@@ -526,7 +617,8 @@ func (r *Registry) call(ctx context.Context, req *mcp.Request) (any, error) {
 // rateLimited is tools/call's rate refusal when the reservation fails at
 // commit: the isError RATE_LIMITED result admission would have answered.
 func (r *Registry) rateLimited(req *mcp.Request) any {
-	inv := r.invocation(req, "", nil)
+	name, _ := req.Params.String("name") // a write tool's refusal is its denied decision
+	inv := r.invocation(req, name, nil)
 	secs := max(1, req.Rate.RetryAfterSeconds())
 	res, _ := r.refusalResult(&inv, &Refusal{Class: ClassRateLimited, Limit: req.Rate.Limit, RetryAfterS: secs,
 		Message: fmt.Sprintf("Rate limit exceeded for this credential: retry after %d seconds.", secs)}).Encode()
@@ -606,6 +698,7 @@ func (r *Registry) govern(ctx context.Context, inv *Invocation, t *tool, args js
 	}
 	inv.Audit.AddMatter(c.Matter.ID)
 	inv.Audit.AddMatter(c.matters...)
+	inv.replay = c.replay
 	return out, c.write, nil
 }
 
@@ -635,8 +728,15 @@ type Raw struct {
 // {"status":"denied","executed":false,"error":…} — or, for revisions
 // without structured output, as a second text block.
 func (r *Registry) refusalResult(inv *Invocation, ref *Refusal) *mcp.CallToolResult {
+	t, known := r.tools[inv.Name]
+	if known && t.spec.ReportsSpent && ref.Spent == nil {
+		spent := false
+		cp := *ref
+		cp.Spent = &spent
+		ref = &cp
+	}
 	var body any = map[string]*Refusal{"error": ref}
-	if t, ok := r.tools[inv.Name]; ok && t.spec.Write {
+	if known && t.spec.Write {
 		body = Denied(ref)
 	}
 	res := &mcp.CallToolResult{

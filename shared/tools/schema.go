@@ -25,7 +25,12 @@ import (
 //	format=date | date-time | uri
 //	minimum=N   maximum=N   minLength=N   maxLength=N
 //	enum=a|b|c  pattern=REGEXP
+//	minItems=N  maxItems=N  (arrays; items:SETTING applies one to the items)
+//	header=NAME (the x-mcp-header annotation: a 2026-07-28 request carries
+//	             the argument also as the Mcp-Param-NAME header, SEP-2243)
 //
+// Every top-level case_id gets header=Case-Id without a tag: the matter is
+// what a gateway may route or throttle on.
 // The inferred schema is what tools/list advertises and what arguments are
 // validated against (santhosh-tekuri/jsonschema, draft 2020-12, formats
 // asserted): one source for both (DECISIONS.md "Answers on the wire").
@@ -96,7 +101,27 @@ func applyTag(s *jsonschema.Schema, tag string) error {
 		if !ok {
 			return fmt.Errorf("schema tag setting %q lacks '='", setting)
 		}
+		if item, isItem := strings.CutPrefix(k, "items:"); isItem {
+			// A setting of an array's items ("items:maxLength=128").
+			if s.Items == nil {
+				return fmt.Errorf("schema tag %q: the field is not an array", setting)
+			}
+			if err := applyTag(s.Items, item+"="+v); err != nil {
+				return err
+			}
+			continue
+		}
 		switch k {
+		case "minItems", "maxItems":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return fmt.Errorf("schema tag %s=%q: %w", k, v, err)
+			}
+			if k == "minItems" {
+				s.MinItems = &n
+			} else {
+				s.MaxItems = &n
+			}
 		case "format":
 			s.Format = v
 		case "pattern":
@@ -115,6 +140,14 @@ func applyTag(s *jsonschema.Schema, tag string) error {
 			} else {
 				s.Maximum = &n
 			}
+		case "header":
+			if !validHeaderName(v) {
+				return fmt.Errorf("schema tag header=%q is not an HTTP header name suffix", v)
+			}
+			if s.Extra == nil {
+				s.Extra = map[string]any{}
+			}
+			s.Extra[headerKeyword] = v
 		case "minLength", "maxLength":
 			n, err := strconv.Atoi(v)
 			if err != nil {
@@ -130,6 +163,67 @@ func applyTag(s *jsonschema.Schema, tag string) error {
 		}
 	}
 	return nil
+}
+
+// headerKeyword is the input-schema annotation naming a parameter's
+// Mcp-Param-* header (MCP 2026-07-28, SEP-2243).
+const headerKeyword = "x-mcp-header"
+
+// matterHeader is the header suffix of every tool's top-level case_id.
+const matterHeader = "Case-Id"
+
+// validHeaderName reports whether s can follow "Mcp-Param-" in a header
+// name: an RFC 9110 token.
+func validHeaderName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// annotateMatter gives a top-level string case_id its x-mcp-header.
+func annotateMatter(s *jsonschema.Schema) {
+	p := s.Properties["case_id"]
+	if p == nil || p.Type != "string" || p.Extra[headerKeyword] != nil {
+		return
+	}
+	if p.Extra == nil {
+		p.Extra = map[string]any{}
+	}
+	p.Extra[headerKeyword] = matterHeader
+}
+
+// headerParams reads a compiled input schema's x-mcp-header annotations:
+// top-level property name → header suffix.
+func headerParams(schema json.RawMessage) (map[string]string, error) {
+	var top struct {
+		Properties map[string]map[string]any `json:"properties"`
+	}
+	if err := json.Unmarshal(schema, &top); err != nil {
+		return nil, err
+	}
+	var out map[string]string
+	for name, p := range top.Properties {
+		v, ok := p[headerKeyword]
+		if !ok {
+			continue
+		}
+		h, isString := v.(string)
+		if !isString || !validHeaderName(h) {
+			return nil, fmt.Errorf("property %s: %s must be a header name suffix", name, headerKeyword)
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[name] = h
+	}
+	return out, nil
 }
 
 // newCompiler returns the validator compiler of a registry: draft 2020-12
@@ -187,13 +281,21 @@ func outputSchema(success *jsonschema.Schema) *jsonschema.Schema {
 // names the field by its path and never quotes the value. It reads only the
 // error's instance location and typed kind, never its message text (which
 // can quote the value).
-func validationRefusal(err error) *Refusal {
+func validationRefusal(err error) *Refusal { return validationRefusalAt(err, "") }
+
+// validationRefusalAt is validationRefusal for a value validated on its
+// own that sits at the argument path prefix ("args"): the field is named
+// from the arguments' root.
+func validationRefusalAt(err error, prefix string) *Refusal {
 	var ve *validator.ValidationError
 	if !errors.As(err, &ve) {
-		return &Refusal{Class: ClassValidation, Message: "The arguments are not valid for this tool."}
+		return &Refusal{Class: ClassValidation, Message: "The arguments are not valid for this tool.", Field: prefix}
 	}
 	leaf := firstLeaf(ve)
 	field := strings.Join(leaf.InstanceLocation, ".")
+	if prefix != "" {
+		field = strings.TrimSuffix(joinPath(prefix, field), ".")
+	}
 	var msg string
 	switch k := leaf.ErrorKind.(type) {
 	case *kind.Required:
@@ -214,6 +316,10 @@ func validationRefusal(err error) *Refusal {
 		msg = fmt.Sprintf("The field '%s' must be at least %d characters long.", displayField(field), k.Want)
 	case *kind.MaxLength:
 		msg = fmt.Sprintf("The field '%s' must be at most %d characters long.", displayField(field), k.Want)
+	case *kind.MinItems:
+		msg = fmt.Sprintf("The field '%s' must hold at least %d items.", displayField(field), k.Want)
+	case *kind.MaxItems:
+		msg = fmt.Sprintf("The field '%s' must hold at most %d items.", displayField(field), k.Want)
 	case *kind.Enum:
 		want := make([]string, len(k.Want))
 		for i, w := range k.Want {

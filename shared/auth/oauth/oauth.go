@@ -72,6 +72,14 @@
 // any instance that lacks it, so no request depends on which instance it
 // lands on (shared/mcp: nothing that matters lives in a process).
 //
+// ID tokens. The approval page signs people in at the same issuer with
+// OpenID Connect (shared/approvals); IDTokenVerifier (idtoken.go) verifies
+// the ID tokens it receives with this Verifier's key set and principal
+// mapping, under the same shape, algorithm, issuer and signature checks,
+// then the ID token's own: audience = the page's client id, azp, nonce.
+// Each kind refuses the other: an ID token's audience is never the
+// resource, and an access token's typ at+jwt is refused as an ID token.
+//
 // Tokens are not revocable here: they live until "exp" (keep them short).
 // API keys are untouched by all this, and with no issuer configured nothing
 // of this package is on the request path.
@@ -323,49 +331,9 @@ type claims struct {
 // never quotes the token. Only the key set is ever fetched (see the package
 // doc); ctx bounds that fetch's wait, not the fetch itself.
 func (v *Verifier) Verify(ctx context.Context, token string, now time.Time) (*auth.Credential, error) {
-	if len(token) > MaxTokenBytes {
-		return nil, invalid("longer than %d bytes", MaxTokenBytes)
-	}
-	tok, err := jwt.ParseSigned(token, algorithms)
-	if err != nil {
-		return nil, invalid("not a compact JWS with an asymmetric algorithm")
-	}
-	if len(tok.Headers) != 1 {
-		return nil, invalid("not exactly one signature")
-	}
-	h := tok.Headers[0]
-	if _, ok := h.ExtraHeaders["crit"]; ok {
-		return nil, invalid("critical header extensions are not understood")
-	}
-	if _, ok := h.ExtraHeaders["b64"]; ok {
-		// RFC 7797 §7: an unencoded payload is no JWT.
-		return nil, invalid("b64 is not allowed in a JWT")
-	}
-	if typ, ok := h.ExtraHeaders[jose.HeaderType]; ok {
-		s, _ := typ.(string)
-		switch strings.ToLower(s) {
-		case "jwt", "at+jwt", "application/at+jwt":
-		default:
-			return nil, invalid("typ is not JWT or at+jwt")
-		}
-	}
-	// A token of another issuer is refused before any key is looked up, so
-	// foreign tokens cannot drive JWKS fetches; the issuer is checked again,
-	// signed, below.
-	var peek struct {
-		Issuer string `json:"iss"`
-	}
-	if err := tok.UnsafeClaimsWithoutVerification(&peek); err != nil || peek.Issuer != v.cfg.Issuer {
-		return nil, invalid("not issued by the configured issuer")
-	}
-	key, err := v.keys.lookup(ctx, h.KeyID, jose.SignatureAlgorithm(h.Algorithm), now)
+	std, extra, err := v.verifySigned(ctx, token, now, accessTokenTypes)
 	if err != nil {
 		return nil, err
-	}
-	var std claims
-	extra := map[string]any{}
-	if err := tok.Claims(key, &std, &extra); err != nil {
-		return nil, invalid("signature or claims do not verify")
 	}
 	if err := std.ValidateWithLeeway(jwt.Expected{Issuer: v.cfg.Issuer, AnyAudience: jwt.Audience{v.resource}, Time: now}, Leeway); err != nil {
 		return nil, invalid("%v", err)
@@ -387,30 +355,79 @@ func (v *Verifier) Verify(ctx context.Context, token string, now time.Time) (*au
 	if !slices.Contains(granted, v.cfg.RequiredScope) {
 		return nil, fmt.Errorf("verify token: %w: %s is required", ErrInsufficientScope, v.cfg.RequiredScope)
 	}
-	cred.Scopes = mapScopes(v.cfg.ScopeMap, granted)
+	// A client-safe token never gains write from its scopes.
+	cred.Scopes = auth.ClassScopes(cred.Class, mapScopes(v.cfg.ScopeMap, granted))
 	return cred, nil
+}
+
+// The "typ" header values each kind of token may carry (absent is
+// accepted too): an access token JWT or at+jwt (RFC 9068 §2.1), an ID
+// token only JWT, so that neither can pass for the other (RFC 9068 §4;
+// RFC 8725 §3.11).
+var (
+	accessTokenTypes = []string{"jwt", "at+jwt", "application/at+jwt"}
+	idTokenTypes     = []string{"jwt"}
+)
+
+// verifySigned runs the checks every token of the issuer gets before its
+// own claims are read: the length bound, the compact JWS shape with an
+// asymmetric algorithm and exactly one signature, no "crit" or "b64"
+// header, a "typ" among types, "iss" equal to the configured issuer before
+// any key is looked up, and the signature by the key its "kid" names in the
+// issuer's key set. It returns the registered claims (not yet validated
+// against a time or an audience) and every claim by name.
+func (v *Verifier) verifySigned(ctx context.Context, token string, now time.Time, types []string) (claims, map[string]any, error) {
+	if len(token) > MaxTokenBytes {
+		return claims{}, nil, invalid("longer than %d bytes", MaxTokenBytes)
+	}
+	tok, err := jwt.ParseSigned(token, algorithms)
+	if err != nil {
+		return claims{}, nil, invalid("not a compact JWS with an asymmetric algorithm")
+	}
+	if len(tok.Headers) != 1 {
+		return claims{}, nil, invalid("not exactly one signature")
+	}
+	h := tok.Headers[0]
+	if _, ok := h.ExtraHeaders["crit"]; ok {
+		return claims{}, nil, invalid("critical header extensions are not understood")
+	}
+	if _, ok := h.ExtraHeaders["b64"]; ok {
+		// RFC 7797 §7: an unencoded payload is no JWT.
+		return claims{}, nil, invalid("b64 is not allowed in a JWT")
+	}
+	if typ, ok := h.ExtraHeaders[jose.HeaderType]; ok {
+		s, _ := typ.(string)
+		if !slices.Contains(types, strings.ToLower(s)) {
+			return claims{}, nil, invalid("typ is not one this kind of token may carry")
+		}
+	}
+	// A token of another issuer is refused before any key is looked up, so
+	// foreign tokens cannot drive JWKS fetches; the issuer is checked again,
+	// signed, by the caller.
+	var peek struct {
+		Issuer string `json:"iss"`
+	}
+	if err := tok.UnsafeClaimsWithoutVerification(&peek); err != nil || peek.Issuer != v.cfg.Issuer {
+		return claims{}, nil, invalid("not issued by the configured issuer")
+	}
+	key, err := v.keys.lookup(ctx, h.KeyID, jose.SignatureAlgorithm(h.Algorithm), now)
+	if err != nil {
+		return claims{}, nil, err
+	}
+	var std claims
+	extra := map[string]any{}
+	if err := tok.Claims(key, &std, &extra); err != nil {
+		return claims{}, nil, invalid("signature or claims do not verify")
+	}
+	return std, extra, nil
 }
 
 // principal resolves the credential a verified token stands for, scopes
 // aside.
 func (v *Verifier) principal(std claims, extra map[string]any) (*auth.Credential, error) {
-	tenant := v.cfg.Tenant
-	if raw, ok := extra[v.cfg.TenantClaim]; ok {
-		s, isString := raw.(string)
-		if !isString || !validID(s) {
-			return nil, invalid("the tenant claim is not a well-formed id")
-		}
-		if tenant != "" && s != tenant {
-			return nil, invalid("the tenant claim names a tenant this deployment does not serve")
-		}
-		tenant = s
-	}
-	if tenant == "" {
-		return nil, invalid("no tenant claim")
-	}
-	owner, _ := extra[v.cfg.UserClaim].(string)
-	if !validID(owner) {
-		return nil, invalid("the user claim is missing or not a well-formed id")
+	tenant, owner, err := v.tenantAndUser(extra)
+	if err != nil {
+		return nil, err
 	}
 	class := auth.ClassStandard
 	if raw, ok := extra[v.cfg.ClassClaim]; ok {
@@ -438,6 +455,31 @@ func (v *Verifier) principal(std claims, extra map[string]any) (*auth.Credential
 	return cred, nil
 }
 
+// tenantAndUser resolves the principal a verified token names: the tenant
+// from TenantClaim (or the fixed Config.Tenant, which a claim may only
+// repeat) and the user from UserClaim, each a well-formed id.
+func (v *Verifier) tenantAndUser(extra map[string]any) (tenant, user string, err error) {
+	tenant = v.cfg.Tenant
+	if raw, ok := extra[v.cfg.TenantClaim]; ok {
+		s, isString := raw.(string)
+		if !isString || !validID(s) {
+			return "", "", invalid("the tenant claim is not a well-formed id")
+		}
+		if tenant != "" && s != tenant {
+			return "", "", invalid("the tenant claim names a tenant this deployment does not serve")
+		}
+		tenant = s
+	}
+	if tenant == "" {
+		return "", "", invalid("no tenant claim")
+	}
+	user, _ = extra[v.cfg.UserClaim].(string)
+	if !validID(user) {
+		return "", "", invalid("the user claim is missing or not a well-formed id")
+	}
+	return tenant, user, nil
+}
+
 // CredentialID returns the credential id and the rate-bucket digest of a
 // token's (issuer, tenant, subject, client) and class (DECISIONS.md
 // "Identity and binding"): id is IDPrefix + 22 characters of the unpadded
@@ -456,5 +498,18 @@ func CredentialID(iss, tenant, sub, client string, class auth.Class) (id, keyHas
 func validID(s string) bool { return keyspace.ValidID(s) }
 
 func invalid(format string, args ...any) error {
-	return fmt.Errorf("verify token: %w: %s", ErrInvalidToken, fmt.Sprintf(format, args...))
+	return &refusal{op: "verify token", kind: ErrInvalidToken, detail: fmt.Sprintf(format, args...)}
 }
+
+// refusal is a token refused: what was verified, the kind of refusal
+// (ErrInvalidToken, ErrInvalidIDToken) and what was wrong.
+type refusal struct {
+	op     string
+	kind   error
+	detail string
+}
+
+func (r *refusal) Error() string { return r.op + ": " + r.kind.Error() + ": " + r.detail }
+
+// Unwrap returns the kind.
+func (r *refusal) Unwrap() error { return r.kind }

@@ -218,6 +218,22 @@ func TestVerifyTolerancesAndMappings(t *testing.T) {
 					t.Errorf("class = %s, want client_safe", c.Class)
 				}
 			}},
+		{name: "a client_safe token never gains write from its scopes",
+			claims: good.With("custody_class", "client_safe").With("scope", "custody:mcp custody:read custody:write"),
+			check: func(t *testing.T, c *auth.Credential, err error) {
+				mustOK(t, err)
+				if !cmp.Equal(c.Scopes, []auth.Scope{auth.ScopeRead}) {
+					t.Errorf("scopes = %v, want [read] (write dropped for the client-safe class)", c.Scopes)
+				}
+			}},
+		{name: "a standard token keeps write",
+			claims: good.With("scope", "custody:mcp custody:write"),
+			check: func(t *testing.T, c *auth.Credential, err error) {
+				mustOK(t, err)
+				if !cmp.Equal(c.Scopes, []auth.Scope{auth.ScopeWrite}) {
+					t.Errorf("scopes = %v, want [write]", c.Scopes)
+				}
+			}},
 		{name: "configured claims and scope map",
 			edit: func(c *oauth.Config) {
 				c.TenantClaim, c.UserClaim, c.ClassClaim = "firm", "custody_user", "tier"

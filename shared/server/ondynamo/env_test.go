@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/custodymcp/custody/shared/server/servertest"
+	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/store/dynamostore"
 	"github.com/custodymcp/custody/shared/store/dynamostore/dynamotest"
 )
@@ -92,6 +93,11 @@ type wireFault struct {
 	// 400 "ProvisionedThroughputExceededException" or 500 "InternalServerError".
 	Status int
 	Type   string
+	// Body, when set, is the error body sent instead of one naming Type
+	// (a TransactionCanceledException with its CancellationReasons).
+	Body string
+	// Times, when positive, fails only the first Times matching requests.
+	Times int
 }
 
 // faults is the emulator middleware that applies the current wireFault.
@@ -135,10 +141,21 @@ func (f *faults) middleware(next http.Handler) http.Handler {
 			return
 		}
 		f.mu.Lock()
-		f.hits++
+		spent := rule.Times > 0 && f.hits >= rule.Times
+		if !spent {
+			f.hits++
+		}
 		f.mu.Unlock()
+		if spent {
+			next.ServeHTTP(w, r)
+			return
+		}
 		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
 		w.WriteHeader(rule.Status)
+		if rule.Body != "" {
+			fmt.Fprint(w, rule.Body)
+			return
+		}
 		fmt.Fprintf(w, `{"__type":"com.amazonaws.dynamodb.v20120810#%s","message":"injected by the test"}`, rule.Type)
 	})
 }
@@ -159,7 +176,14 @@ type dynEnv struct {
 // firm and the other firm imported, servertest's keys minted, one clock for
 // the server and the engine (so expiry and rate windows agree). The counts
 // start at zero when it returns.
-func newDynEnv(t *testing.T, opts servertest.Options) *dynEnv {
+func newDynEnv(t testing.TB, opts servertest.Options) *dynEnv {
+	t.Helper()
+	return newDynEnvWrapped(t, opts, nil)
+}
+
+// newDynEnvWrapped is newDynEnv with the engine wrapped (a decorator that
+// holds chosen calls) before servertest's fault decorator.
+func newDynEnvWrapped(t testing.TB, opts servertest.Options, wrap func(store.Store) store.Store) *dynEnv {
 	t.Helper()
 	if opts.Clock == nil {
 		opts.Clock = servertest.NewClock(servertest.Epoch)
@@ -170,6 +194,9 @@ func newDynEnv(t *testing.T, opts servertest.Options) *dynEnv {
 	client := emu.Client(func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: counter} })
 	table := dynamotest.CreateTable(t, client)
 	opts.Store = dynamostore.New(client, table, dynamostore.Options{Now: opts.Clock.Now})
+	if wrap != nil {
+		opts.Store = wrap(opts.Store)
+	}
 	env := servertest.New(t, opts)
 	counter.take()
 	return &dynEnv{Env: env, ops: counter, faults: f, client: client, table: table}

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,10 +56,10 @@ func NewClock(start time.Time) *Clock { return &Clock{now: start} }
 
 // Roles of the keys an Env mints.
 const (
-	Attorney    = "attorney"     // demo attorney, every read scope
+	Attorney    = "attorney"     // demo attorney, every read scope and write
 	Attorney2   = "attorney2"    // a second key of the same attorney
 	Paralegal   = "paralegal"    // demo paralegal (screened from one matter)
-	ClientSafe  = "client_safe"  // the attorney, client-safe class
+	ClientSafe  = "client_safe"  // the attorney, client-safe class (read scopes; never write)
 	AllowListed = "allow_listed" // the attorney, restricted to one matter
 	ReadOnly    = "read_only"    // the attorney, scope read only (no docs:read)
 	OtherFirm   = "other_firm"   // a principal of another tenant
@@ -97,6 +98,10 @@ type Options struct {
 	MaxConcurrent map[ratelimit.Lane]int
 	// ParamsDecoded: see server.Config.
 	ParamsDecoded func(method string, decodes int)
+	// Lane, when set, serves the upload lane and downloads (server.Config.Lane)
+	// over its blob store and scanner; a PublicBaseURL left empty is each
+	// instance's own httptest URL.
+	Lane *server.LaneConfig
 	// OAuth, when set, makes every instance an OAuth resource server for
 	// this issuer configuration; each instance's PublicBaseURL is its own
 	// httptest URL, so its canonical resource is that URL + "/mcp".
@@ -107,6 +112,9 @@ type Options struct {
 	TaskQueue queue.Sender
 	// TaskOptions tune the tasks (server.Config.TaskOptions).
 	TaskOptions tasks.Options
+	// Approvals serves the approval page under /approvals of every
+	// instance, its public base URL the instance's own httptest URL.
+	Approvals bool
 }
 
 // Env is a running endpoint.
@@ -125,8 +133,9 @@ type Env struct {
 	// DataPath is the file engine's file ("" when Options.Store was given).
 	DataPath string
 
-	config server.Config
-	oauth  *oauth.Config
+	config    server.Config
+	oauth     *oauth.Config
+	approvals bool
 }
 
 // New starts an Env; it is closed with the test.
@@ -159,7 +168,10 @@ func New(t testing.TB, opts Options) *Env {
 	env := &Env{Clock: clock, Store: st, Faulty: storetest.NewFaulty(st), Keys: map[string]string{},
 		Creds: map[string]*auth.Credential{}, DataPath: dataPath}
 	env.AllowedMatter = seed.DemoMatters[0]
-	all := []auth.Scope{auth.ScopeRead, auth.ScopeDocsRead, auth.ScopeTasksRead, auth.ScopeAnalysisRead}
+	reads := []auth.Scope{auth.ScopeRead, auth.ScopeDocsRead, auth.ScopeTasksRead, auth.ScopeAnalysisRead}
+	// Every key but the client-safe and read-only ones may write (a
+	// client-safe credential never holds write: auth.Mint refuses it).
+	all := append([]auth.Scope{auth.ScopeWrite}, reads...)
 	mints := []struct {
 		role string
 		req  auth.MintRequest
@@ -167,7 +179,7 @@ func New(t testing.TB, opts Options) *Env {
 		{Attorney, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Scopes: all}},
 		{Attorney2, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Scopes: all}},
 		{Paralegal, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoParalegal, Scopes: all}},
-		{ClientSafe, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Scopes: all, Class: auth.ClassClientSafe}},
+		{ClientSafe, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Scopes: reads, Class: auth.ClassClientSafe}},
 		{AllowListed, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Scopes: all, AllowList: []string{env.AllowedMatter}}},
 		{ReadOnly, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Scopes: []auth.Scope{auth.ScopeRead}}},
 		{OtherFirm, auth.MintRequest{Tenant: seed.OtherTenant, Owner: seed.OtherPrincipal, Scopes: all}},
@@ -191,8 +203,9 @@ func New(t testing.TB, opts Options) *Env {
 		Recheck:     50 * time.Millisecond,
 		MaxSessions: opts.MaxSessions, MaxConcurrent: opts.MaxConcurrent, ParamsDecoded: opts.ParamsDecoded,
 		TaskQueue: opts.TaskQueue, TaskOptions: opts.TaskOptions,
+		Lane: opts.Lane,
 	}
-	env.oauth = opts.OAuth
+	env.oauth, env.approvals = opts.OAuth, opts.Approvals
 	env.Server, env.URL = env.Instance(t)
 	return env
 }
@@ -226,6 +239,14 @@ func (e *Env) Instance(t testing.TB) (*server.Server, string) {
 			t.Fatalf("oauth verifier: %v", err)
 		}
 		cfg.OAuth = v
+	}
+	if e.approvals {
+		cfg.PublicBaseURL = "http://" + hs.Listener.Addr().String()
+	}
+	if cfg.Lane != nil && cfg.Lane.PublicBaseURL == "" {
+		lc := *cfg.Lane
+		lc.PublicBaseURL = "http://" + hs.Listener.Addr().String()
+		cfg.Lane = &lc
 	}
 	srv, err := server.New(cfg)
 	if err != nil {
@@ -305,7 +326,10 @@ type Session struct {
 	Key      string
 	ID       string
 	Revision string
-	nextID   int
+	// lastID numbers the session's requests; atomic, so that Call and
+	// Tool may be used from many goroutines (the races of RaceReceipts),
+	// and shared by a copy of the Session (a second key in the session).
+	lastID *atomic.Int64
 }
 
 // Initialize starts a session for the role's key at revision rev and sends
@@ -324,7 +348,8 @@ func (e *Env) InitializeWith(t testing.TB, role, rev, caps string) *Session {
 	if resp.Status != http.StatusOK {
 		t.Fatalf("initialize: %d %s", resp.Status, resp.Body)
 	}
-	s := &Session{env: e, Key: key, ID: resp.Header.Get("Mcp-Session-Id"), Revision: rev, nextID: 1}
+	s := &Session{env: e, Key: key, ID: resp.Header.Get("Mcp-Session-Id"), Revision: rev, lastID: new(atomic.Int64)}
+	s.lastID.Store(1)
 	if got := resp.JSON(t)["result"].(map[string]any)["protocolVersion"]; got != rev && rev != "" {
 		s.Revision = got.(string)
 	}
@@ -354,12 +379,12 @@ func (s *Session) PostTo(t testing.TB, url string, body []byte, extra ...string)
 // Call sends a request and returns its decoded JSON-RPC response.
 func (s *Session) Call(t testing.TB, method string, params any) map[string]any {
 	t.Helper()
-	s.nextID++
+	id := s.lastID.Add(1)
 	p, err := json.Marshal(params)
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, s.nextID, method, p)
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, p)
 	resp := s.Post(t, []byte(body))
 	if resp.Status != http.StatusOK {
 		t.Fatalf("%s: HTTP %d %s", method, resp.Status, resp.Body)

@@ -124,12 +124,12 @@ func (s *Session) TaskResult(t testing.TB, id string) map[string]any {
 // event of the stream, the response last.
 func (s *Session) Exchange(t testing.TB, method string, params any) []map[string]any {
 	t.Helper()
-	s.nextID++
+	id := s.lastID.Add(1)
 	p, err := json.Marshal(params)
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, s.nextID, method, p)
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, p)
 	req, err := http.NewRequest(http.MethodPost, s.env.URL, bytes.NewReader([]byte(body)))
 	if err != nil {
 		t.Fatal(err)

@@ -127,13 +127,17 @@
 // network errors and context deadlines or cancellations are ErrUnavailable
 // (the SDK's standard retryer has already retried throttling and 5xx; the
 // engine adds no retry loop of its own except for BatchGetItem's
-// UnprocessedKeys, which the SDK does not retry); ValidationException is
+// UnprocessedKeys, which the SDK does not retry, and a transaction
+// cancelled for TransactionConflict, below); ValidationException is
 // ErrInvalid, or ErrTooLarge when DynamoDB reports the item size limit.
 // Items are checked with store.ValidateItem before any write, since the
 // emulator does not enforce the 400 KB limit.
 //
 // A cancelled transaction reports the first operation whose reason is
-// ConditionalCheckFailed as a *store.TxCanceledError; other cancellation
-// reasons (TransactionConflict, throttling) are ErrUnavailable, a
-// ValidationError reason is ErrInvalid.
+// ConditionalCheckFailed as a *store.TxCanceledError. One cancelled only
+// for TransactionConflict — concurrent transactions on one item, such as
+// proposals racing for a matter's pending counter — wrote nothing and is
+// sent again, at most 3 times after a jittered pause, each one more write;
+// other cancellation reasons (throttling, conflicts past the retries) are
+// ErrUnavailable, a ValidationError reason is ErrInvalid.
 package dynamostore

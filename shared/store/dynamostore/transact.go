@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -19,8 +21,11 @@ import (
 // *store.TxCanceledError (ErrExists or ErrConflict, as for single writes).
 // An Update of an expired item is rewritten as a Put of u applied to an empty
 // item and the transaction retried once more (see the package doc).
-// Cancellations for other reasons are ErrUnavailable (TransactionConflict,
-// throttling) or ErrInvalid (ValidationError). Puts and Updates carry the
+// A transaction cancelled only for TransactionConflict (another
+// transaction held one of its items; nothing was written) is sent again up
+// to maxConflictRetries times after a jittered pause, each one more write;
+// cancellations for other reasons are ErrUnavailable (throttling, or
+// conflicts past the retries) or ErrInvalid (ValidationError). Puts and Updates carry the
 // call's write token; a cancellation on an item holding it is the SDK's
 // resend of this call's applied transaction, and Transact returns nil (see
 // "Retries").
@@ -38,7 +43,8 @@ func (s *Store) Transact(ctx context.Context, ops []store.Op) error {
 	// rewrite[i]: ops[i] is an Update found to address an expired item.
 	rewrite := make([]bool, len(ops))
 	token := newWriteToken()
-	for range maxExpiredRewrites {
+	conflicts := 0
+	for attempt := 0; attempt < maxExpiredRewrites; attempt++ {
 		now := s.clock()
 		items := make([]types.TransactWriteItem, len(ops))
 		for i, op := range ops {
@@ -56,12 +62,48 @@ func (s *Store) Transact(ctx context.Context, ops []store.Op) error {
 			return translate(fmt.Sprintf("transact %d operations", len(ops)), err)
 		}
 		retry, err := s.cancellation(ops, rewrite, canceled, token, now)
+		if errors.Is(err, errTransactionConflict) && conflicts < maxConflictRetries {
+			// Another transaction held one of the items: nothing was
+			// written, so the same transaction is sent again after a
+			// jittered pause (not counted against the expiry rewrites).
+			conflicts++
+			attempt--
+			if werr := conflictPause(ctx, conflicts); werr != nil {
+				return err
+			}
+			continue
+		}
 		if !retry {
 			return err
 		}
 	}
 	return fmt.Errorf("dynamostore: transact: expired items replaced concurrently %d times: %w",
 		maxExpiredRewrites, store.ErrUnavailable)
+}
+
+// maxConflictRetries bounds how often Transact sends a transaction again
+// that DynamoDB cancelled only for TransactionConflict (another
+// transaction held one of its items): each retry is one more write.
+const maxConflictRetries = 3
+
+// errTransactionConflict is a cancellation whose only reasons were
+// TransactionConflict: retryable, and ErrUnavailable once retries are
+// spent.
+var errTransactionConflict = fmt.Errorf("cancelled by a conflicting transaction (TransactionConflict): %w", store.ErrUnavailable)
+
+// conflictPause waits before the n-th retry of a conflicting transaction:
+// a random time up to 25 ms × 2^(n−1) (full jitter, so racing writers
+// spread out), or until ctx ends.
+func conflictPause(ctx context.Context, n int) error {
+	d := time.Duration(rand.Int64N(int64(25*time.Millisecond) << (n - 1)))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // cancellation reads a TransactionCanceledException. It returns the error to
@@ -77,6 +119,7 @@ func (s *Store) cancellation(ops []store.Op, rewrite []bool, canceled *types.Tra
 		}
 	}
 	var other error
+	conflict := false
 	for i, r := range canceled.CancellationReasons {
 		if i >= len(ops) {
 			break
@@ -101,12 +144,17 @@ func (s *Store) cancellation(ops []store.Op, rewrite []bool, canceled *types.Tra
 			if other == nil {
 				other = fmt.Errorf("dynamostore: transact: operation %d (%s): %s: %w", i, op.OpKey(), aws.ToString(r.Message), store.ErrInvalid)
 			}
+		case "TransactionConflict":
+			conflict = true
 		default:
-			// TransactionConflict, ThrottlingError, ProvisionedThroughputExceeded…
+			// ThrottlingError, ProvisionedThroughputExceeded…
 			if other == nil {
 				other = fmt.Errorf("dynamostore: transact: operation %d (%s): %s: %w", i, op.OpKey(), code, store.ErrUnavailable)
 			}
 		}
+	}
+	if conflict && other == nil && !retry {
+		return false, fmt.Errorf("dynamostore: transact: %w", errTransactionConflict)
 	}
 	switch {
 	case other != nil:

@@ -2,9 +2,12 @@
 // ECDSA P-256 key and an RSA 2048 key published as a JWK Set by an
 // httptest server on loopback, access tokens signed with them (go-jose),
 // and the forgeries a resource server must refuse ("none", HS256 keyed with
-// the public key). It counts JWKS fetches and can be taken down. Nothing in
-// it is a mock: Custody fetches and verifies exactly as it would in
-// production, over real HTTP.
+// the public key). It counts JWKS fetches and can be taken down. It is also
+// an OpenID Connect provider (provider.go): an authorization endpoint and a
+// token endpoint of the authorization code flow with PKCE, which sign a
+// configured person in and answer ID tokens, for the approval page's
+// sign-in. Nothing in it is a mock: Custody fetches and verifies exactly as
+// it would in production, over real HTTP.
 package oauthtest
 
 import (
@@ -41,14 +44,24 @@ type Issuer struct {
 	URL string
 	// JWKSURL serves the public keys.
 	JWKSURL string
-	EC      *ecdsa.PrivateKey
-	RSA     *rsa.PrivateKey
+	// AuthorizationEndpoint and TokenEndpoint are the OpenID Connect
+	// provider's (provider.go).
+	AuthorizationEndpoint, TokenEndpoint string
+	EC                                   *ecdsa.PrivateKey
+	RSA                                  *rsa.PrivateKey
 
 	mu      sync.Mutex
 	fetches int
 	down    bool
 	extra   map[string]*ecdsa.PrivateKey // keys added by AddKey, by kid
 	hidden  map[string]bool              // kids signed with but not published
+
+	// The OpenID Connect provider's state (provider.go).
+	clients  map[string]Client
+	login    *Login
+	codes    map[string]*grant
+	tokenReq int
+	idHook   func(Claims) Claims
 }
 
 // New starts an issuer; it is closed with the test.
@@ -62,18 +75,20 @@ func New(t testing.TB) *Issuer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	iss := &Issuer{EC: ec, RSA: rk, extra: map[string]*ecdsa.PrivateKey{}, hidden: map[string]bool{}}
-	srv := httptest.NewServer(http.HandlerFunc(iss.serveJWKS))
+	iss := &Issuer{EC: ec, RSA: rk, extra: map[string]*ecdsa.PrivateKey{}, hidden: map[string]bool{},
+		clients: map[string]Client{}, codes: map[string]*grant{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/jwks", iss.serveJWKS)
+	mux.HandleFunc(AuthorizePath, iss.serveAuthorize)
+	mux.HandleFunc(TokenPath, iss.serveToken)
+	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	iss.URL, iss.JWKSURL = srv.URL, srv.URL+"/jwks"
+	iss.AuthorizationEndpoint, iss.TokenEndpoint = srv.URL+AuthorizePath, srv.URL+TokenPath
 	return iss
 }
 
 func (i *Issuer) serveJWKS(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/jwks" {
-		http.NotFound(w, r)
-		return
-	}
 	i.mu.Lock()
 	i.fetches++
 	down := i.down
