@@ -52,3 +52,28 @@ func TestATaskToolAdvertisesItsTaskSupportOnlyIn20251125(t *testing.T) {
 		}
 	}
 }
+
+// MCP's schema declares a tool's outputSchema properties objects (schema.ts
+// Tool.outputSchema); the TypeScript SDK refuses a tools/list with a
+// boolean schema among them. A decision's data, of any shape, is one.
+func TestEveryPropertyOfADecisionsOutputSchemaIsAnObject(t *testing.T) {
+	type in struct{}
+	reg := NewRegistry(Options{})
+	MustRegister(reg, Spec{Name: "w", Title: "W", Description: "A write.", Scope: auth.ScopeWrite, Write: true},
+		func(context.Context, *Call, in) (Decision, error) { return Decision{}, nil })
+	tl, ok := reg.Tool("w")
+	if !ok {
+		t.Fatal("not prepared")
+	}
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(tl.OutputSchema, &schema); err != nil {
+		t.Fatal(err)
+	}
+	for name, p := range schema.Properties {
+		if len(p) == 0 || p[0] != '{' {
+			t.Errorf("outputSchema.properties.%s = %s, want an object", name, p)
+		}
+	}
+}
