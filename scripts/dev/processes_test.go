@@ -30,7 +30,7 @@ import (
 // through two processes takes seconds instead of a fraction of one, and
 // after `make vet` every package they need is already compiled this way
 // (their code runs under -race in process in the other tests).
-func buildTools(t *testing.T) (dev, ctl, minidyn string) {
+func buildTools(t testing.TB) (dev, ctl, minidyn string) {
 	t.Helper()
 	bin := t.TempDir()
 	// -tags dynamodb: the dev server's DynamoDB engine (scripts/dev/dynamodb.go).
@@ -62,7 +62,7 @@ type proc struct {
 }
 
 // start runs bin with args and env (added to a minimal environment).
-func start(t *testing.T, name, bin string, env []string, args ...string) *proc {
+func start(t testing.TB, name, bin string, env []string, args ...string) *proc {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
@@ -107,7 +107,7 @@ func start(t *testing.T, name, bin string, env []string, args ...string) *proc {
 
 // await returns the first submatch of re in a stdout line, waiting up to
 // timeout; it fails the test if the process exits or time runs out first.
-func (p *proc) await(t *testing.T, re *regexp.Regexp, timeout time.Duration) string {
+func (p *proc) await(t testing.TB, re *regexp.Regexp, timeout time.Duration) string {
 	t.Helper()
 	deadline := time.After(timeout)
 	seen := 0

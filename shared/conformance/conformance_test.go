@@ -35,7 +35,7 @@ var fixtureNames = []string{
 	"test_input_required_result_multiple_inputs", "test_input_required_result_request_state",
 	"test_input_required_result_sampling", "test_input_required_result_tampered_state",
 	"test_logging_tool", "test_missing_capability",
-	"test_multiple_content_types", "test_sampling", "test_simple_text", "test_streaming_elicitation",
+	"test_multiple_content_types", "test_sampling", "test_simple_text", "test_slow_task", "test_streaming_elicitation",
 	"test_tool_with_logging", "test_tool_with_progress",
 }
 

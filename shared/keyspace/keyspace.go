@@ -122,6 +122,11 @@ func Kinds() []Kind {
 		{Name: "subscription", PK: "SESS#{session}", SK: "SUB#{uri...}", Owner: "shared/subscriptions"},
 		{Name: "subscription fan-out", PK: "T#{tenant}#SUBS#{uri...}", SK: "{session}", Owner: "shared/subscriptions"},
 
+		// Durable work under its credential (shared/tasks, shared/readtools).
+		{Name: "task", PK: "T#{tenant}#CRED#{credential}", SK: "TASK#{task}", Owner: "shared/tasks"},
+		{Name: "task payload part", PK: "T#{tenant}#CRED#{credential}", SK: "TASKPART#{task}#{payload}#{seq}", Owner: "shared/tasks"},
+		{Name: "task question", PK: "T#{tenant}#CRED#{credential}", SK: "TASKREQ#{task}#{round}#{n}", Owner: "shared/tasks"},
+		{Name: "fact-record export part", PK: "T#{tenant}#CRED#{credential}", SK: "EXPORT#{export}#{seq}", Owner: "shared/readtools"},
 		// The upload lane (shared/uploads) and download links (shared/downloads).
 		{Name: "grant", PK: "CGT#{grant hash}", SK: "GRANT", Owner: "shared/uploads"},
 		{Name: "grant listing", PK: "T#{tenant}", SK: "GRANT#{grant}", Owner: "shared/uploads"},

@@ -236,9 +236,11 @@ func (s *Server) discover(ctx context.Context, req *Request) (any, error) {
 
 // capabilities2026 are the capabilities the 2026 era serves: no resource
 // subscriptions and no list_changed (those need subscriptions/listen,
-// which Custody does not serve yet).
+// which Custody does not serve yet), and no v1 tasks slot (the era's tasks
+// are the io.modelcontextprotocol/tasks extension, planned: issue 12).
 func (s *Server) capabilities2026() ServerCapabilities {
 	c := s.opts.Capabilities
+	c.Tasks = nil
 	if c.Resources != nil {
 		c.Resources = &ResourcesCapability{}
 	}
