@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -28,21 +29,32 @@ type Options struct {
 	// buffer is passed on when the handler flushes, when it is full and when
 	// the handler returns; 0 means 16 KiB.
 	StreamBufferBytes int
+	// RequestTimeout, when positive, ends each request's context that long
+	// after the invocation began, if the invocation's own deadline is later:
+	// for a front door that gives up on the function before its timeout (a
+	// buffered API Gateway integration answers 503 after at most 29 or 30 s
+	// while the function may run 15 min), so that a handler that waits
+	// answers within the front's patience. 0: the invocation's deadline.
+	RequestTimeout time.Duration
 }
 
-// Adapter serves an http.Handler to API Gateway REST proxy events, buffered
-// (Buffer) or streamed (Stream). It holds no per-invocation state and is
-// safe for concurrent use; build it once at cold start.
+// Adapter serves an http.Handler to the events of Lambda's HTTP front doors:
+// API Gateway REST proxy events, buffered (Buffer) or streamed (Stream);
+// HTTP API events of payload format 2.0, buffered (BufferHTTPAPI); and
+// function URL events with InvokeMode RESPONSE_STREAM (StreamFunctionURL).
+// It holds no per-invocation state and is safe for concurrent use; build it
+// once at cold start.
 type Adapter struct {
 	h       http.Handler
 	log     *slog.Logger
 	now     func() time.Time
 	bufSize int
+	timeout time.Duration
 }
 
 // New returns an adapter serving h.
 func New(h http.Handler, opts Options) *Adapter {
-	a := &Adapter{h: h, log: opts.Logger, now: opts.Now, bufSize: opts.StreamBufferBytes}
+	a := &Adapter{h: h, log: opts.Logger, now: opts.Now, bufSize: opts.StreamBufferBytes, timeout: opts.RequestTimeout}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
@@ -58,6 +70,41 @@ func New(h http.Handler, opts Options) *Adapter {
 // errPanicked breaks off a stream whose handler panicked after committing.
 var errPanicked = errors.New("lambdaio: the handler panicked after the response started")
 
+// event is what the adapter needs of one invocation's event, whichever front
+// door sent it: how to build the request, and what the outcome line names.
+type event struct {
+	request func(ctx context.Context) (*http.Request, error)
+	// method, path and gatewayID (the API Gateway request id, "" for a
+	// function URL) are logged on the outcome line.
+	method, path, gatewayID string
+}
+
+func restEvent(ev *events.APIGatewayProxyRequest) event {
+	return event{request: func(ctx context.Context) (*http.Request, error) { return NewRequest(ctx, ev) },
+		method: ev.HTTPMethod, path: ev.Path, gatewayID: ev.RequestContext.RequestID}
+}
+
+func httpAPIEvent(ev *events.APIGatewayV2HTTPRequest) event {
+	return event{request: func(ctx context.Context) (*http.Request, error) { return NewHTTPAPIRequest(ctx, ev) },
+		method: ev.RequestContext.HTTP.Method, path: ev.RawPath, gatewayID: ev.RequestContext.RequestID}
+}
+
+func functionURLEvent(ev *events.LambdaFunctionURLRequest) event {
+	return event{request: func(ctx context.Context) (*http.Request, error) { return NewFunctionURLRequest(ctx, ev) },
+		method: ev.RequestContext.HTTP.Method, path: ev.RawPath}
+}
+
+// requestContext is the context of one request: the invocation's, ended
+// early by RequestTimeout, and cancellable by the adapter.
+func (a *Adapter) requestContext(ctx context.Context, start time.Time) (context.Context, context.CancelFunc) {
+	if a.timeout > 0 {
+		if d, ok := ctx.Deadline(); !ok || d.After(start.Add(a.timeout)) {
+			return context.WithDeadline(ctx, start.Add(a.timeout))
+		}
+	}
+	return context.WithCancel(ctx)
+}
+
 // Buffer serves one event through the handler and returns the whole
 // response, for an integration in BUFFERED mode: statusCode (200 unless the
 // handler chose), every header in multiValueHeaders, and the body as a
@@ -68,12 +115,44 @@ var errPanicked = errors.New("lambdaio: the handler panicked after the response 
 // http.ErrAbortHandler makes Buffer return that error: the invocation fails
 // and API Gateway answers 502, the nearest thing to a dropped connection.
 func (a *Adapter) Buffer(ctx context.Context, ev events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+	w, err := a.buffer(ctx, restEvent(&ev))
+	if err != nil {
+		return events.APIGatewayProxyResponse{}, err
+	}
+	resp := events.APIGatewayProxyResponse{StatusCode: w.status, MultiValueHeaders: w.sent}
+	resp.Body, resp.IsBase64Encoded = w.encodedBody()
+	return resp, nil
+}
+
+// BufferHTTPAPI serves one HTTP API event (payload format 2.0) through the
+// handler and returns the whole response, as Buffer does for a REST API:
+// HTTP APIs have no response streaming, so the answer leaves only when the
+// handler returns. The response is payload format 2.0's (API Gateway
+// developer guide, "Create AWS Lambda proxy integrations for HTTP APIs",
+// Lambda function response format): each header once, repeated values
+// joined with ", " (RFC 9110 §5.3), and every Set-Cookie in cookies, since
+// those cannot be joined (RFC 6265 §3). The body, the 400 for a malformed
+// event, the 500 for a panic and http.ErrAbortHandler are as Buffer's.
+func (a *Adapter) BufferHTTPAPI(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	w, err := a.buffer(ctx, httpAPIEvent(&ev))
+	if err != nil {
+		return events.APIGatewayV2HTTPResponse{}, err
+	}
+	resp := events.APIGatewayV2HTTPResponse{StatusCode: w.status}
+	resp.Headers, resp.Cookies = joinHeader(w.sent)
+	resp.Body, resp.IsBase64Encoded = w.encodedBody()
+	return resp, nil
+}
+
+// buffer runs the handler to completion for ev and returns what it wrote,
+// or http.ErrAbortHandler when it panicked with that value.
+func (a *Adapter) buffer(ctx context.Context, ev event) (*bufferWriter, error) {
 	start := a.now()
 	w := &bufferWriter{headerState: headerState{header: http.Header{}}}
-	reqCtx, cancel := context.WithCancel(ctx)
+	reqCtx, cancel := a.requestContext(ctx, start)
 	defer cancel()
 	var abort error
-	if r, err := NewRequest(reqCtx, &ev); err != nil {
+	if r, err := ev.request(reqCtx); err != nil {
 		writeBadEvent(w)
 	} else if p := a.serve(w, r); p != nil {
 		if p.value == http.ErrAbortHandler {
@@ -85,18 +164,11 @@ func (a *Adapter) Buffer(ctx context.Context, ev events.APIGatewayProxyRequest) 
 		}
 	}
 	w.commit()
-	a.logOutcome(ctx, &ev, outcome{status: w.status, bytes: int64(w.body.Len()), start: start, err: abort})
+	a.logOutcome(ctx, ev, outcome{status: w.status, bytes: int64(w.body.Len()), start: start, err: abort})
 	if abort != nil {
-		return events.APIGatewayProxyResponse{}, abort
+		return nil, abort
 	}
-	resp := events.APIGatewayProxyResponse{StatusCode: w.status, MultiValueHeaders: w.sent}
-	if body := w.body.Bytes(); isText(w.sent.Get("Content-Type"), body) {
-		resp.Body = string(body)
-	} else {
-		resp.Body = base64.StdEncoding.EncodeToString(body)
-		resp.IsBase64Encoded = true
-	}
-	return resp, nil
+	return w, nil
 }
 
 // Stream serves one event through the handler as a streamed response, for
@@ -114,13 +186,38 @@ func (a *Adapter) Buffer(ctx context.Context, ev events.APIGatewayProxyRequest) 
 // a panic after the commit breaks the stream off with an error, which the
 // runtime reports to Lambda as a function error.
 func (a *Adapter) Stream(ctx context.Context, ev events.APIGatewayProxyRequest) (*events.APIGatewayProxyStreamingResponse, error) {
+	w, body := a.stream(ctx, restEvent(&ev))
+	single, multi := splitHeader(w.sent)
+	return &events.APIGatewayProxyStreamingResponse{
+		StatusCode: w.status, Headers: single, MultiValueHeaders: multi, Body: body,
+	}, nil
+}
+
+// StreamFunctionURL serves one function URL event through the handler as a
+// streamed response, for a function URL whose InvokeMode is RESPONSE_STREAM
+// (Lambda developer guide, "Response streaming for Lambda functions"): the
+// same prelude, delimiter and body as Stream, written by aws-lambda-go's
+// events.LambdaFunctionURLStreamingResponse, whose prelude has no
+// multiValueHeaders: each header goes once, repeated values joined with
+// ", " (RFC 9110 §5.3), and every Set-Cookie in cookies. Commit, flushes,
+// Close, the 400 for a malformed event and panics are as Stream's.
+func (a *Adapter) StreamFunctionURL(ctx context.Context, ev events.LambdaFunctionURLRequest) (*events.LambdaFunctionURLStreamingResponse, error) {
+	w, body := a.stream(ctx, functionURLEvent(&ev))
+	headers, cookies := joinHeader(w.sent)
+	return &events.LambdaFunctionURLStreamingResponse{StatusCode: w.status, Headers: headers, Cookies: cookies, Body: body}, nil
+}
+
+// stream starts the handler for ev and returns, once the handler committed
+// its status and headers, the writer (status and headers fixed) and the
+// body the runtime reads.
+func (a *Adapter) stream(ctx context.Context, ev event) (*streamWriter, *streamBody) {
 	start := a.now()
 	pr, pw := io.Pipe()
 	w := &streamWriter{headerState: headerState{header: http.Header{}}, ready: make(chan struct{})}
 	w.buf = bufio.NewWriterSize(pw, a.bufSize)
-	reqCtx, cancel := context.WithCancel(ctx)
+	reqCtx, cancel := a.requestContext(ctx, start)
 	body := &streamBody{pr: pr, cancel: cancel, done: make(chan struct{})}
-	r, reqErr := NewRequest(reqCtx, &ev)
+	r, reqErr := ev.request(reqCtx)
 	go func() {
 		defer close(body.done)
 		defer cancel()
@@ -140,11 +237,11 @@ func (a *Adapter) Stream(ctx context.Context, ev events.APIGatewayProxyRequest) 
 				writeJSONError(w, http.StatusInternalServerError, "internal error")
 			}
 		}
-		w.commit() // also unblocks Stream when the handler aborted uncommitted
+		w.commit() // also unblocks stream when the handler aborted uncommitted
 		if abort == nil {
 			abort = w.FlushError()
 		}
-		a.logOutcome(ctx, &ev, outcome{status: w.status, bytes: w.bytes, start: start, streamed: true, err: abort})
+		a.logOutcome(ctx, ev, outcome{status: w.status, bytes: w.bytes, start: start, streamed: true, err: abort})
 		if abort != nil {
 			pw.CloseWithError(abort)
 		} else {
@@ -152,10 +249,7 @@ func (a *Adapter) Stream(ctx context.Context, ev events.APIGatewayProxyRequest) 
 		}
 	}()
 	<-w.ready
-	single, multi := splitHeader(w.sent)
-	return &events.APIGatewayProxyStreamingResponse{
-		StatusCode: w.status, Headers: single, MultiValueHeaders: multi, Body: body,
-	}, nil
+	return w, body
 }
 
 // handlerPanic is a recovered panic with the stack where it happened.
@@ -189,16 +283,16 @@ type outcome struct {
 	err      error
 }
 
-func (a *Adapter) logOutcome(ctx context.Context, ev *events.APIGatewayProxyRequest, o outcome) {
+func (a *Adapter) logOutcome(ctx context.Context, ev event, o outcome) {
 	attrs := []slog.Attr{
-		slog.String("method", ev.HTTPMethod),
-		slog.String("path", ev.Path),
+		slog.String("method", ev.method),
+		slog.String("path", ev.path),
 		slog.Int("status", o.status),
 		slog.Int64("bytes", o.bytes),
 		slog.Int64("durationMs", a.now().Sub(o.start).Milliseconds()),
 		slog.Bool("streamed", o.streamed),
 	}
-	if id := ev.RequestContext.RequestID; id != "" {
+	if id := ev.gatewayID; id != "" {
 		attrs = append(attrs, slog.String("apiRequestId", id))
 	}
 	if o.err != nil {
@@ -272,6 +366,16 @@ func (w *bufferWriter) commit() {
 	if w.status == 0 {
 		w.WriteHeader(http.StatusOK)
 	}
+}
+
+// encodedBody is the body as a proxy response carries it: a string when it
+// is UTF-8 text by its Content-Type, else base64 (isBase64Encoded true).
+func (w *bufferWriter) encodedBody() (string, bool) {
+	body := w.body.Bytes()
+	if isText(w.sent.Get("Content-Type"), body) {
+		return string(body), false
+	}
+	return base64.StdEncoding.EncodeToString(body), true
 }
 
 // reset discards everything the handler wrote (to answer a panic).
@@ -384,6 +488,27 @@ func splitHeader(h http.Header) (single map[string]string, multi map[string][]st
 		}
 	}
 	return single, multi
+}
+
+// joinHeader gives headers as a map of one value each, the only form payload
+// format 2.0 and the function URL's prelude carry: repeated field lines
+// joined with ", " (RFC 9110 §5.3), Set-Cookie apart as cookies (RFC 6265
+// §3 forbids folding it). Both are nil when empty.
+func joinHeader(h http.Header) (single map[string]string, cookies []string) {
+	for k, vs := range h {
+		if len(vs) == 0 {
+			continue
+		}
+		if k == "Set-Cookie" {
+			cookies = append(cookies, vs...)
+			continue
+		}
+		if single == nil {
+			single = map[string]string{}
+		}
+		single[k] = strings.Join(vs, ", ")
+	}
+	return single, cookies
 }
 
 // writeBadEvent answers an event that is no HTTP request (ErrBadEvent).

@@ -1,7 +1,10 @@
 // Package lambdaio adapts AWS Lambda's event sources to Custody's handlers.
-// Its first adapter serves any http.Handler behind an API Gateway REST API
-// Lambda proxy integration, in either of the integration's two response
-// transfer modes:
+// Its adapter serves any http.Handler behind each of the three HTTP front
+// doors a function can have (docs/decisions.md "Front doors"): an API Gateway
+// REST API Lambda proxy integration, in either of the integration's two
+// response transfer modes; an API Gateway HTTP API with payload format 2.0,
+// which only buffers; and a Lambda function URL whose InvokeMode is
+// RESPONSE_STREAM. The REST API's two modes:
 //
 //   - BUFFERED (the default of an AWS_PROXY integration, Lambda's Invoke API):
 //     Adapter.Buffer runs the handler to completion and returns one
@@ -19,9 +22,23 @@
 //     application/vnd.awslambda.http-integration-response, flushing after
 //     every chunk, so each Read that returns data reaches Lambda at once.
 //
-// Which mode a function runs in is configuration (the function's config
-// reads what the template set), never guessed from the event: the two event
-// shapes are identical (API Gateway sends the same proxy event in both modes).
+// The other two doors:
+//
+//   - HTTP API (payload format 2.0): Adapter.BufferHTTPAPI returns one
+//     events.APIGatewayV2HTTPResponse, each header once (repeated values
+//     joined with commas) and every Set-Cookie in cookies; HTTP APIs do not
+//     stream, so nothing reaches the client before the handler returns.
+//   - Function URL, RESPONSE_STREAM: Adapter.StreamFunctionURL returns
+//     aws-lambda-go's events.LambdaFunctionURLStreamingResponse: the same
+//     prelude, delimiter and body as the REST stream, with the headers joined
+//     as for the HTTP API (the function URL prelude has no multiValueHeaders).
+//
+// Which door and mode a function serves is configuration (the function's
+// config reads what the template set), never guessed from the event: the
+// REST API sends the same proxy event in both modes, and an HTTP API event
+// and a function URL event differ only in fields a test event may omit.
+// Options.RequestTimeout ends a request's context before a buffered front
+// gives up on the invocation (29–30 s against a 15 min function timeout).
 //
 // # Streaming design
 //
@@ -47,7 +64,9 @@
 //
 // # Requests
 //
-// NewRequest builds the *http.Request a server would: method, path, the
+// NewRequest (REST), NewHTTPAPIRequest and NewFunctionURLRequest (payload
+// format 2.0: rawPath, rawQueryString, headers, cookies) build the
+// *http.Request a server would. NewRequest: method, path, the
 // query from multiValueQueryStringParameters (and queryStringParameters for
 // keys the former lacks), headers likewise from multiValueHeaders and
 // headers, Host from the Host header (else requestContext.domainName), the
@@ -59,7 +78,7 @@
 //
 // Each invocation ends in exactly one INFO line, "invocation", with the
 // method, path, status, body bytes, duration, whether it streamed and the
-// API Gateway request id; NewLogHandler writes it as JSON with the Lambda
+// API Gateway request id (none behind a function URL); NewLogHandler writes it as JSON with the Lambda
 // request id (STYLE.md "Logging"). A streamed invocation logs it when the
 // handler returns, before the stream's end reaches the runtime, so the line
 // belongs to its invocation.

@@ -16,10 +16,12 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 )
 
-// ErrBadEvent reports a proxy event that cannot be an HTTP request: no
-// method, or a body flagged base64 that does not decode. API Gateway never
-// sends one; a hand-written test event can.
-var ErrBadEvent = errors.New("lambdaio: malformed API Gateway proxy event")
+// ErrBadEvent reports an event that cannot be an HTTP request: no method, a
+// body flagged base64 that does not decode, or (payload format 2.0) a
+// rawPath that is no path. API Gateway and Lambda never send one; a
+// hand-written test event, or an event of another front door than the one
+// the function is configured for, can.
+var ErrBadEvent = errors.New("lambdaio: malformed HTTP event")
 
 // NewRequest returns the server-side *http.Request of a REST API proxy event
 // (API Gateway developer guide, "Input format of a Lambda function for proxy
@@ -43,12 +45,9 @@ func NewRequest(ctx context.Context, ev *events.APIGatewayProxyRequest) (*http.R
 	if ev.HTTPMethod == "" {
 		return nil, fmt.Errorf("%w: no httpMethod", ErrBadEvent)
 	}
-	body := []byte(ev.Body)
-	if ev.IsBase64Encoded {
-		var err error
-		if body, err = base64.StdEncoding.DecodeString(ev.Body); err != nil {
-			return nil, fmt.Errorf("%w: body is flagged base64 but does not decode: %w", ErrBadEvent, err)
-		}
+	body, err := eventBody(ev.Body, ev.IsBase64Encoded)
+	if err != nil {
+		return nil, err
 	}
 	path := ev.Path
 	if path == "" {
@@ -60,13 +59,118 @@ func NewRequest(ctx context.Context, ev *events.APIGatewayProxyRequest) (*http.R
 	if host == "" {
 		host = ev.RequestContext.DomainName
 	}
-	proto := ev.RequestContext.Protocol
+	return newRequest(ctx, ev.HTTPMethod, u, header, host, body, ev.RequestContext.Protocol, ev.RequestContext.Identity.SourceIP), nil
+}
+
+// NewHTTPAPIRequest returns the server-side *http.Request of an HTTP API
+// event of payload format 2.0 (API Gateway developer guide, "Create AWS
+// Lambda proxy integrations for HTTP APIs"), carrying ctx as NewRequest does:
+//
+//   - Method is requestContext.http.method; the path is rawPath as the
+//     client sent it (URL.Path unescaped, URL.RawPath the raw form; "/" when
+//     empty; a $default stage adds no stage prefix); the query is
+//     rawQueryString, unchanged.
+//   - Header is headers (whose names API Gateway lowercases and whose
+//     repeated values it has already joined with commas), canonicalized; the
+//     Cookie header is cookies joined with "; " (RFC 6265 §5.4), since
+//     payload format 2.0 moves the cookies out of headers.
+//   - Host is the Host header, else requestContext.domainName; the body,
+//     ContentLength, RemoteAddr (requestContext.http.sourceIp) and Proto
+//     (requestContext.http.protocol) as NewRequest's.
+//
+// It returns an error wrapping ErrBadEvent for an event without a method,
+// with a rawPath that is not an escaped absolute path, or with an
+// undecodable base64 body.
+func NewHTTPAPIRequest(ctx context.Context, ev *events.APIGatewayV2HTTPRequest) (*http.Request, error) {
+	h := ev.RequestContext.HTTP
+	return newV2Request(ctx, v2Event{
+		method: h.Method, rawPath: ev.RawPath, rawQuery: ev.RawQueryString, headers: ev.Headers, cookies: ev.Cookies,
+		body: ev.Body, base64: ev.IsBase64Encoded, domainName: ev.RequestContext.DomainName, sourceIP: h.SourceIP, protocol: h.Protocol,
+	})
+}
+
+// NewFunctionURLRequest returns the server-side *http.Request of a Lambda
+// function URL event (Lambda developer guide, "Invoking Lambda function
+// URLs", request payload format), which is payload format 2.0 without the
+// route and stage: every field is read as NewHTTPAPIRequest reads it. Its
+// Host is the function URL's own domain (<url-id>.lambda-url.<region>.on.aws),
+// also behind CloudFront, which must not forward the viewer's Host to the
+// URL; nothing in Custody trusts Host for links (PUBLIC_BASE_URL builds
+// them). Errors are NewHTTPAPIRequest's.
+func NewFunctionURLRequest(ctx context.Context, ev *events.LambdaFunctionURLRequest) (*http.Request, error) {
+	h := ev.RequestContext.HTTP
+	return newV2Request(ctx, v2Event{
+		method: h.Method, rawPath: ev.RawPath, rawQuery: ev.RawQueryString, headers: ev.Headers, cookies: ev.Cookies,
+		body: ev.Body, base64: ev.IsBase64Encoded, domainName: ev.RequestContext.DomainName, sourceIP: h.SourceIP, protocol: h.Protocol,
+	})
+}
+
+// v2Event is the part of payload format 2.0 a request is built from, the
+// same in an HTTP API event and a function URL event.
+type v2Event struct {
+	method, rawPath, rawQuery string
+	headers                   map[string]string
+	cookies                   []string
+	body                      string
+	base64                    bool
+	domainName, sourceIP      string
+	protocol                  string
+}
+
+func newV2Request(ctx context.Context, ev v2Event) (*http.Request, error) {
+	if ev.method == "" {
+		return nil, fmt.Errorf("%w: no requestContext.http.method", ErrBadEvent)
+	}
+	body, err := eventBody(ev.body, ev.base64)
+	if err != nil {
+		return nil, err
+	}
+	raw := ev.rawPath
+	if raw == "" {
+		raw = "/"
+	}
+	p, err := url.PathUnescape(raw)
+	if err != nil || !strings.HasPrefix(raw, "/") {
+		return nil, fmt.Errorf("%w: rawPath is not an escaped absolute path", ErrBadEvent)
+	}
+	u := &url.URL{Path: p, RawQuery: ev.rawQuery}
+	if raw != u.EscapedPath() {
+		u.RawPath = raw
+	}
+	header := make(http.Header, len(ev.headers)+1)
+	for k, v := range ev.headers {
+		header[http.CanonicalHeaderKey(k)] = []string{v}
+	}
+	if len(ev.cookies) > 0 {
+		header.Set("Cookie", strings.Join(ev.cookies, "; "))
+	}
+	host := header.Get("Host")
+	if host == "" {
+		host = ev.domainName
+	}
+	return newRequest(ctx, ev.method, u, header, host, body, ev.protocol, ev.sourceIP), nil
+}
+
+// eventBody decodes an event's body, from base64 when flagged.
+func eventBody(s string, isBase64 bool) ([]byte, error) {
+	if !isBase64 {
+		return []byte(s), nil
+	}
+	body, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: body is flagged base64 but does not decode: %w", ErrBadEvent, err)
+	}
+	return body, nil
+}
+
+// newRequest assembles a server-side request carrying ctx.
+func newRequest(ctx context.Context, method string, u *url.URL, header http.Header, host string, body []byte, proto, sourceIP string) *http.Request {
 	major, minor, ok := http.ParseHTTPVersion(proto)
 	if !ok {
 		proto, major, minor = "HTTP/1.1", 1, 1
 	}
 	r := &http.Request{
-		Method:        ev.HTTPMethod,
+		Method:        method,
 		URL:           u,
 		Proto:         proto,
 		ProtoMajor:    major,
@@ -77,13 +181,13 @@ func NewRequest(ctx context.Context, ev *events.APIGatewayProxyRequest) (*http.R
 		Host:          host,
 		RequestURI:    u.RequestURI(),
 	}
-	if ip := ev.RequestContext.Identity.SourceIP; ip != "" {
-		r.RemoteAddr = net.JoinHostPort(ip, "0")
+	if sourceIP != "" {
+		r.RemoteAddr = net.JoinHostPort(sourceIP, "0")
 	}
 	if len(body) == 0 {
 		r.Body = http.NoBody
 	}
-	return r.WithContext(ctx), nil
+	return r.WithContext(ctx)
 }
 
 func eventQuery(ev *events.APIGatewayProxyRequest) url.Values {
