@@ -334,7 +334,7 @@ func (s *Server) serveOne(x *exchange, m *Message) {
 			s.rateLimited(x, m)
 			return
 		}
-		out := newStream(x.w, acceptsSSE(x.r.Header.Values("Accept")))
+		out := newStream(x.w, s.streams(x.r))
 		c := s.call(x, m, out, nil)
 		x.count = s.countIfAllowed(x, 1)
 		s.answer(x, c, out)

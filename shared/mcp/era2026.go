@@ -173,7 +173,7 @@ func (s *Server) post2026(w http.ResponseWriter, r *http.Request, b *Body) {
 		s.rateLimited(x, m)
 		return
 	}
-	out := newStream(x.w, acceptsSSE(x.r.Header.Values("Accept")))
+	out := newStream(x.w, s.streams(x.r))
 	c := s.call(x, m, out, meta)
 	x.count = s.countIfAllowed(x, 1)
 	// A missing client capability (the tool's Spec.Requires, checked by the

@@ -157,6 +157,16 @@ type Options struct {
 	PollMin, PollMax time.Duration
 	// GETStream offers the held GET stream for server-initiated messages.
 	GETStream bool
+	// Buffered says the front door delivers an answer only once the handler
+	// has returned (an HTTP API's Lambda integration, a REST API integration
+	// in BUFFERED mode; docs/decisions.md "Front doors"). No POST is then
+	// answered as text/event-stream, whatever the client accepts: the answer
+	// is application/json, the notifications that would have preceded it are
+	// dropped, and a question to the client fails at once with ErrNoStream
+	// (a tool answers it as its "cannot ask" refusal) instead of waiting for
+	// an answer to a request the client could never see. Buffered also turns
+	// GETStream off: GET /mcp is 405.
+	Buffered bool
 	// MaxGETStreams caps the GET streams one session holds at once; 0
 	// means 3. A stream beyond the cap is refused 429.
 	MaxGETStreams int
@@ -243,6 +253,9 @@ func NewServer(opts Options) *Server {
 	}
 	if opts.Recheck == 0 {
 		opts.Recheck = 30 * time.Second
+	}
+	if opts.Buffered {
+		opts.GETStream = false // a held stream cannot be carried
 	}
 	if opts.MaxGETStreams == 0 {
 		opts.MaxGETStreams = 3

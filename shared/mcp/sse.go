@@ -116,6 +116,12 @@ func (s *stream) isStarted() bool {
 	return s.started
 }
 
+// streams reports whether a POST's answer may become text/event-stream: the
+// client accepts it and the front door can carry it (Options.Buffered).
+func (s *Server) streams(r *http.Request) bool {
+	return !s.opts.Buffered && acceptsSSE(r.Header.Values("Accept"))
+}
+
 // acceptsSSE reports whether the Accept header admits text/event-stream.
 // An absent header accepts anything.
 func acceptsSSE(vals []string) bool {

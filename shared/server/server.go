@@ -100,6 +100,10 @@ type Config struct {
 	// GETStream offers the held GET /mcp stream (and with it resource
 	// subscriptions); off by default, since a held stream is a held Lambda.
 	GETStream bool
+	// Buffered says the front door answers only once the handler returns
+	// (mcp.Options.Buffered): POSTs are answered application/json, questions
+	// to the client refuse at once. It excludes GETStream.
+	Buffered bool
 	// StreamPoll, Heartbeat and Recheck tune the GET stream (see mcp.Options).
 	StreamPoll, Heartbeat, Recheck time.Duration
 	// AnonymousToken authenticates requests that present no credential: the
@@ -227,6 +231,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("server: a store is required")
 	}
+	if cfg.Buffered && cfg.GETStream {
+		return nil, errors.New("server: a buffered front door cannot hold the GET stream (Buffered excludes GETStream)")
+	}
 	if cfg.CursorTTL == 0 {
 		cfg.CursorTTL = time.Hour
 	}
@@ -350,6 +357,7 @@ func New(cfg Config) (*Server, error) {
 		PollMin:         cfg.PollMin,
 		PollMax:         cfg.PollMax,
 		GETStream:       cfg.GETStream,
+		Buffered:        cfg.Buffered,
 		StreamPoll:      cfg.StreamPoll,
 		MayDeliver:      res.MayDeliver,
 		Heartbeat:       cfg.Heartbeat,

@@ -93,6 +93,8 @@ type Options struct {
 	// GETStream offers the GET stream, polling every 10 ms and re-resolving
 	// the credential every 50 ms.
 	GETStream bool
+	// Buffered serves as a buffered front door would (server.Config.Buffered).
+	Buffered bool
 	// MaxSessions and MaxConcurrent: see server.Config.
 	MaxSessions   int
 	MaxConcurrent map[ratelimit.Lane]int
@@ -199,7 +201,7 @@ func New(t testing.TB, opts Options) *Env {
 		RegisterExtraPrompts: opts.RegisterExtraPrompts, RegisterExtraResources: opts.RegisterExtraResources,
 		ListPageSize: opts.ListPageSize,
 		PollMin:      5 * time.Millisecond, PollMax: 20 * time.Millisecond,
-		GETStream: opts.GETStream, StreamPoll: 10 * time.Millisecond, Heartbeat: 20 * time.Millisecond,
+		GETStream: opts.GETStream, Buffered: opts.Buffered, StreamPoll: 10 * time.Millisecond, Heartbeat: 20 * time.Millisecond,
 		Recheck:     50 * time.Millisecond,
 		MaxSessions: opts.MaxSessions, MaxConcurrent: opts.MaxConcurrent, ParamsDecoded: opts.ParamsDecoded,
 		TaskQueue: opts.TaskQueue, TaskOptions: opts.TaskOptions,
