@@ -23,13 +23,23 @@ import (
 //
 //	DYNAMODB_TABLE          required. The DynamoDB table (dynamostore.CreateTableInput's shape);
 //	                        the name scripts/internal/engine uses too.
-//	RESPONSE_STREAMING      required, "true" or "false". Whether the API Gateway integration
-//	                        streams (transfer mode STREAM, the response-streaming-invocations
-//	                        URI) or buffers; it must say what the template configured, since
-//	                        the two integrations send the same event and want different answers.
-//	PUBLIC_BASE_URL         required. The https origin (optionally with a path) clients reach the
-//	                        API at, e.g. the custom domain; the canonical resource URL of /mcp is
-//	                        derived from it (MCP authorization §Canonical Server URI; RFC 8707).
+//	FRONT_DOOR              optional, "rest" (default), "http" or "url": the front door the template
+//	                        put before the function (docs/decisions.md "Front doors"), whose event
+//	                        shape the function reads: an API Gateway REST API (proxy events), an
+//	                        HTTP API (payload format 2.0, buffered) or a function URL (payload
+//	                        format 2.0, InvokeMode RESPONSE_STREAM).
+//	RESPONSE_STREAMING      required, "true" or "false". Whether the front door streams. For the REST
+//	                        API it says whether the integration streams (transfer mode STREAM, the
+//	                        response-streaming-invocations URI) or buffers; it must say what the
+//	                        template configured, since the two integrations send the same event and
+//	                        want different answers. An HTTP API only buffers ("false"); the function
+//	                        URL is configured to stream ("true").
+//	PUBLIC_BASE_URL         required (behind a function URL, optional). The https origin (optionally
+//	                        with a path) clients reach the API at, e.g. the custom domain; the
+//	                        canonical resource URL of /mcp is derived from it (MCP authorization
+//	                        §Canonical Server URI; RFC 8707). Empty behind a function URL: the
+//	                        URL's own https://<requestContext.domainName>, learnt from the first
+//	                        event (the template cannot name the URL to its own function).
 //	CURSOR_KEY_SECRET_ARN   the ARN of the Secrets Manager secret whose SecretString is the cursor
 //	                        sealing key, hex-encoded, at least 32 bytes. Required unless
 //	                        LOCAL_CURSOR_KEY_HEX is set.
@@ -95,14 +105,41 @@ import (
 //	                             read at cold start; empty: a public client.
 //	OIDC_SCOPES                  scopes requested besides openid, space-separated.
 
+// Front is a front door the function can serve (FRONT_DOOR).
+type Front string
+
+// The front doors (template.yaml's FrontDoor parameter).
+const (
+	// FrontREST is an API Gateway REST API (lambdaio.Adapter.Stream or Buffer).
+	FrontREST Front = "rest"
+	// FrontHTTP is an API Gateway HTTP API, payload format 2.0, buffered
+	// (lambdaio.Adapter.BufferHTTPAPI).
+	FrontHTTP Front = "http"
+	// FrontURL is a Lambda function URL with InvokeMode RESPONSE_STREAM
+	// (lambdaio.Adapter.StreamFunctionURL).
+	FrontURL Front = "url"
+)
+
+// bufferedRequestTimeout is how long a request may take behind a front door
+// that buffers: a REST integration in BUFFERED mode gives up after 29 s
+// (its default maximum) and an HTTP API integration after at most 30 s,
+// while the function may run 15 min. Ending the request first lets a
+// handler that waits answer in time (tasks/result answers "retry").
+const bufferedRequestTimeout = 29 * time.Second
+
 // Config is the function's configuration, read once at cold start.
 type Config struct {
 	TableName string
 	// DynamoDBEndpoint is "" on AWS.
 	DynamoDBEndpoint string
-	// Streaming selects lambdaio.Adapter.Stream (true) or Buffer.
+	// Front is the front door whose events the function reads.
+	Front Front
+	// Streaming says whether the front door streams: behind the REST API it
+	// selects lambdaio.Adapter.Stream (true) or Buffer; it is false behind an
+	// HTTP API and true behind a function URL.
 	Streaming bool
-	// PublicBaseURL is the validated base URL without a trailing slash.
+	// PublicBaseURL is the validated base URL without a trailing slash. ""
+	// only behind a function URL, until WithPublicBaseURL is given its own.
 	PublicBaseURL string
 	// ResourceURL is the canonical URL of the MCP endpoint: PublicBaseURL + "/mcp".
 	ResourceURL string
@@ -195,20 +232,33 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	emulated := c.DynamoDBEndpoint != ""
 
-	switch s := getenv("RESPONSE_STREAMING"); s {
-	case "true":
-		c.Streaming = true
-	case "false":
+	switch c.Front = Front(getenv("FRONT_DOOR")); c.Front {
 	case "":
-		bad("RESPONSE_STREAMING", "is required (true when the API Gateway integration streams, false when it buffers)")
+		c.Front = FrontREST
+	case FrontREST, FrontHTTP, FrontURL:
 	default:
-		bad("RESPONSE_STREAMING", "must be true or false")
+		bad("FRONT_DOOR", "must be rest, http or url")
 	}
 
-	if base, err := publicBaseURL(getenv("PUBLIC_BASE_URL"), emulated); err != nil {
-		bad("PUBLIC_BASE_URL", "%s", err)
-	} else {
-		c.PublicBaseURL, c.ResourceURL = base, base+"/mcp"
+	switch s := getenv("RESPONSE_STREAMING"); {
+	case s == "":
+		bad("RESPONSE_STREAMING", "is required (true when the API Gateway integration streams, false when it buffers)")
+	case s != "true" && s != "false":
+		bad("RESPONSE_STREAMING", "must be true or false")
+	case c.Front == FrontHTTP && s != "false":
+		bad("RESPONSE_STREAMING", "must be false with FRONT_DOOR=http (an HTTP API does not stream)")
+	case c.Front == FrontURL && s != "true":
+		bad("RESPONSE_STREAMING", "must be true with FRONT_DOOR=url (the function URL's InvokeMode is RESPONSE_STREAM)")
+	default:
+		c.Streaming = s == "true"
+	}
+
+	if raw := getenv("PUBLIC_BASE_URL"); raw != "" || c.Front != FrontURL {
+		if base, err := publicBaseURL(raw, emulated); err != nil {
+			bad("PUBLIC_BASE_URL", "%s", err)
+		} else {
+			c.PublicBaseURL, c.ResourceURL = base, base+"/mcp"
+		}
 	}
 
 	arn, local := getenv("CURSOR_KEY_SECRET_ARN"), getenv("LOCAL_CURSOR_KEY_HEX")
@@ -314,6 +364,39 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return Config{}, &ConfigError{Vars: errs}
 	}
 	return c, nil
+}
+
+// WithPublicBaseURL returns the configuration with the public base URL
+// base (validated as PUBLIC_BASE_URL is) in PublicBaseURL, ResourceURL and
+// the OAuth resource server's configuration: behind a function URL without
+// PUBLIC_BASE_URL, main gives it the URL's own https://<domainName> from the
+// first event. Its error is a *VarError naming PUBLIC_BASE_URL.
+func (c Config) WithPublicBaseURL(base string) (Config, error) {
+	b, err := publicBaseURL(base, c.DynamoDBEndpoint != "")
+	if err != nil {
+		return Config{}, &VarError{Name: "PUBLIC_BASE_URL", Problem: "(from the function URL's domain) " + err.Error()}
+	}
+	c.PublicBaseURL, c.ResourceURL = b, b+"/mcp"
+	if c.OAuth != nil {
+		oc := *c.OAuth
+		oc.PublicBaseURL = b
+		c.OAuth = &oc
+	}
+	return c, nil
+}
+
+// Buffered reports whether the front door answers only once the handler
+// returns (server.Config.Buffered): an HTTP API, or a REST integration in
+// BUFFERED mode.
+func (c Config) Buffered() bool { return !c.Streaming }
+
+// RequestTimeout is the lambdaio.Options.RequestTimeout of the front door:
+// bufferedRequestTimeout where it buffers, none where it streams.
+func (c Config) RequestTimeout() time.Duration {
+	if c.Buffered() {
+		return bufferedRequestTimeout
+	}
+	return 0
 }
 
 // LaneEnabled reports whether the upload lane's buckets are configured.

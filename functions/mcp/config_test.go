@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -46,7 +47,7 @@ func TestLoadConfigOnAWS(t *testing.T) {
 		t.Fatalf("LoadConfig() error = %v", err)
 	}
 	want := Config{
-		TableName: "custody-prod-Table-1ABC", Streaming: true,
+		TableName: "custody-prod-Table-1ABC", Front: FrontREST, Streaming: true,
 		PublicBaseURL: "https://mcp.firm.example", ResourceURL: "https://mcp.firm.example/mcp",
 		CursorKeySecretARN: testSecretARN,
 		AllowedOrigins:     []string{"https://app.firm.example", "https://inspector.firm.example:6274"},
@@ -135,6 +136,10 @@ func TestLoadConfigNamesEachBadVariable(t *testing.T) {
 		{"a role ARN that is a user's", []string{"STAGING_BUCKET", "custody-staging", "RECORD_BUCKET", "custody-record", "UPLOAD_SIGNER_ROLE_ARN", "arn:aws:iam::123456789012:user/signer"}, []string{"UPLOAD_SIGNER_ROLE_ARN"}},
 		{"a role without the buckets", []string{"UPLOAD_SIGNER_ROLE_ARN", testRoleARN}, []string{"STAGING_BUCKET"}},
 		{"a local S3 endpoint on AWS", []string{"STAGING_BUCKET", "custody-staging", "RECORD_BUCKET", "custody-record", "UPLOAD_SIGNER_ROLE_ARN", testRoleARN, "S3_ENDPOINT", "http://127.0.0.1:9000"}, []string{"S3_ENDPOINT"}},
+		{"an unknown front door", []string{"FRONT_DOOR", "alb"}, []string{"FRONT_DOOR"}},
+		{"an HTTP API that streams", []string{"FRONT_DOOR", "http", "RESPONSE_STREAMING", "true"}, []string{"RESPONSE_STREAMING"}},
+		{"a function URL that buffers", []string{"FRONT_DOOR", "url", "RESPONSE_STREAMING", "false"}, []string{"RESPONSE_STREAMING"}},
+		{"base URL missing behind the HTTP API", []string{"FRONT_DOOR", "http", "RESPONSE_STREAMING", "false", "PUBLIC_BASE_URL", ""}, []string{"PUBLIC_BASE_URL"}},
 		{"several at once, in order", []string{"DYNAMODB_TABLE", "", "LOG_LEVEL", "LOUD", "RESPONSE_STREAMING", ""},
 			[]string{"DYNAMODB_TABLE", "RESPONSE_STREAMING", "LOG_LEVEL"}},
 	}
@@ -152,6 +157,64 @@ func TestLoadConfigNamesEachBadVariable(t *testing.T) {
 				t.Errorf("error %q spans lines; the cold start logs it as one line", err)
 			}
 		})
+	}
+}
+
+// FRONT_DOOR picks the door whose events the function reads; each door's
+// streaming is what it can do, a buffered door's requests end before it
+// gives up (29 s), and only behind a function URL may PUBLIC_BASE_URL be
+// left to the first event.
+func TestLoadConfigOfEachFrontDoor(t *testing.T) {
+	tests := []struct {
+		name        string
+		kv          []string
+		front       Front
+		streaming   bool
+		timeout     time.Duration
+		resourceURL string
+	}{
+		{"unset is the REST API", []string{"FRONT_DOOR", ""}, FrontREST, true, 0, "https://mcp.firm.example/mcp"},
+		{"the REST API, buffered", []string{"FRONT_DOOR", "rest", "RESPONSE_STREAMING", "false"}, FrontREST, false, 29 * time.Second, "https://mcp.firm.example/mcp"},
+		{"the HTTP API", []string{"FRONT_DOOR", "http", "RESPONSE_STREAMING", "false"}, FrontHTTP, false, 29 * time.Second, "https://mcp.firm.example/mcp"},
+		{"the function URL with a custom domain", []string{"FRONT_DOOR", "url"}, FrontURL, true, 0, "https://mcp.firm.example/mcp"},
+		{"the function URL, its own domain later", []string{"FRONT_DOOR", "url", "PUBLIC_BASE_URL", ""}, FrontURL, true, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := LoadConfig(with(awsEnv(), tt.kv...))
+			if err != nil {
+				t.Fatalf("LoadConfig() error = %v", err)
+			}
+			if got.Front != tt.front || got.Streaming != tt.streaming || got.Buffered() == tt.streaming ||
+				got.RequestTimeout() != tt.timeout || got.ResourceURL != tt.resourceURL {
+				t.Errorf("LoadConfig() = front %q streaming %v buffered %v timeout %v resource %q; want %q %v %v %v %q",
+					got.Front, got.Streaming, got.Buffered(), got.RequestTimeout(), got.ResourceURL,
+					tt.front, tt.streaming, !tt.streaming, tt.timeout, tt.resourceURL)
+			}
+		})
+	}
+}
+
+// The function URL's own base, given at the first event, is validated as
+// PUBLIC_BASE_URL is and reaches the OAuth resource server's configuration.
+func TestWithPublicBaseURL(t *testing.T) {
+	cfg, err := LoadConfig(with(oauthEnv(), "FRONT_DOOR", "url", "PUBLIC_BASE_URL", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const base = "https://abcdefghijklmnopqrstuvwxyz012345.lambda-url.us-east-1.on.aws"
+	got, err := cfg.WithPublicBaseURL(base)
+	if err != nil {
+		t.Fatalf("WithPublicBaseURL() error = %v", err)
+	}
+	if got.PublicBaseURL != base || got.ResourceURL != base+"/mcp" || got.OAuth.PublicBaseURL != base || cfg.OAuth.PublicBaseURL != "" {
+		t.Errorf("WithPublicBaseURL() = base %q resource %q oauth %q (original's oauth %q)", got.PublicBaseURL, got.ResourceURL, got.OAuth.PublicBaseURL, cfg.OAuth.PublicBaseURL)
+	}
+	for _, bad := range []string{"https://", "http://" + base[len("https://"):], base + "/?q"} {
+		var ve *VarError
+		if _, err := cfg.WithPublicBaseURL(bad); !errors.As(err, &ve) || ve.Name != "PUBLIC_BASE_URL" {
+			t.Errorf("WithPublicBaseURL(%q) error = %v, want a *VarError naming PUBLIC_BASE_URL", bad, err)
+		}
 	}
 }
 

@@ -107,11 +107,42 @@ type response struct {
 	Body   []byte
 }
 
-// sampleStep is one sample of the session the samples play, with what its
-// answer must be.
+// sampleStep is one request of the session the samples play, with what its
+// answer must be. Each front door has its own file of it:
+// <door prefix>-<case>.json.
 type sampleStep struct {
-	file  string
+	name  string // the case: initialize, tools-list, …
 	check func(t testing.TB, r response, s *sampleSession)
+}
+
+// file is the step's sample for a front door.
+func (s sampleStep) file(d frontDoor) string { return d.prefix + "-" + s.name + ".json" }
+
+// frontDoor is one front door and mode of the function, with the prefix of
+// its sample events (events/mcp/README.md).
+type frontDoor struct {
+	name      string
+	front     Front
+	streaming bool
+	prefix    string
+}
+
+// The doors the samples are played through: the REST API in both transfer
+// modes (one set of samples: the same event), the HTTP API and the
+// function URL.
+var (
+	restStreamed = frontDoor{"REST API, streamed", FrontREST, true, "apigw"}
+	restBuffered = frontDoor{"REST API, buffered", FrontREST, false, "apigw"}
+	httpAPI      = frontDoor{"HTTP API", FrontHTTP, false, "httpapi"}
+	functionURL  = frontDoor{"function URL", FrontURL, true, "url"}
+	frontDoors   = []frontDoor{restStreamed, restBuffered, httpAPI, functionURL}
+)
+
+// envFor is the emulator run's environment behind door d.
+func (e *emulator) envFor(d frontDoor) map[string]string {
+	env := e.env(d.streaming)
+	env["FRONT_DOOR"] = string(d.front)
+	return env
 }
 
 // sampleSession is the state the samples thread: the key and the session
@@ -138,10 +169,10 @@ const sampleBase = "http://127.0.0.1"
 // sampleSession's sequence: initialize, the initialized notification,
 // tools/list, a read tool, DELETE; the approval page's sign-in (a form
 // body), its inbox (the cookie) and sign-out (cookie and form); then an
-// unauthenticated call. Every file in events/mcp is one step (a test holds
-// them equal).
+// unauthenticated call. Every front door has a file of each step; every
+// other file in events/mcp is one of refusalSamples (a test holds them so).
 var sampleSteps = []sampleStep{
-	{"apigw-initialize.json", func(t testing.TB, r response, s *sampleSession) {
+	{"initialize", func(t testing.TB, r response, s *sampleSession) {
 		res := rpcResult(t, r, http.StatusOK)
 		if res["protocolVersion"] != "2025-11-25" {
 			t.Errorf("initialize protocolVersion = %v, want 2025-11-25", res["protocolVersion"])
@@ -150,12 +181,12 @@ var sampleSteps = []sampleStep{
 			t.Fatalf("initialize answered no Mcp-Session-Id (headers %v)", r.Header)
 		}
 	}},
-	{"apigw-notification-initialized.json", func(t testing.TB, r response, _ *sampleSession) {
+	{"notification-initialized", func(t testing.TB, r response, _ *sampleSession) {
 		if r.Status != http.StatusAccepted || len(r.Body) != 0 {
 			t.Errorf("notification = %d %q, want 202 and no body", r.Status, r.Body)
 		}
 	}},
-	{"apigw-tools-list.json", func(t testing.TB, r response, _ *sampleSession) {
+	{"tools-list", func(t testing.TB, r response, _ *sampleSession) {
 		res := rpcResult(t, r, http.StatusOK)
 		var names []string
 		for _, tool := range res["tools"].([]any) {
@@ -170,7 +201,7 @@ var sampleSteps = []sampleStep{
 			}
 		}
 	}},
-	{"apigw-tools-call.json", func(t testing.TB, r response, _ *sampleSession) {
+	{"tools-call", func(t testing.TB, r response, _ *sampleSession) {
 		res := rpcResult(t, r, http.StatusOK)
 		if res["isError"] == true {
 			t.Fatalf("list_matters refused: %v", res)
@@ -187,12 +218,12 @@ var sampleSteps = []sampleStep{
 			t.Errorf("list_matters case_ids = %v, want the demo attorney's %v", ids, want)
 		}
 	}},
-	{"apigw-delete-session.json", func(t testing.TB, r response, _ *sampleSession) {
+	{"delete-session", func(t testing.TB, r response, _ *sampleSession) {
 		if r.Status != http.StatusNoContent {
 			t.Errorf("DELETE = %d %q, want 204", r.Status, r.Body)
 		}
 	}},
-	{"apigw-approvals-signin.json", func(t testing.TB, r response, s *sampleSession) {
+	{"approvals-signin", func(t testing.TB, r response, s *sampleSession) {
 		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != sampleBase+"/approvals" {
 			t.Fatalf("sign-in = %d Location %q, want 303 to %s/approvals:\n%s", r.Status, r.Header.Get("Location"), sampleBase, r.Body)
 		}
@@ -206,7 +237,7 @@ var sampleSteps = []sampleStep{
 			t.Fatalf("sign-in set no %s cookie with HttpOnly, Secure, SameSite=Lax, Path=/ (Set-Cookie %q)", approvals.CookieName, r.Header.Values("Set-Cookie"))
 		}
 	}},
-	{"apigw-approvals-inbox.json", func(t testing.TB, r response, s *sampleSession) {
+	{"approvals-inbox", func(t testing.TB, r response, s *sampleSession) {
 		if r.Status != http.StatusOK || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
 			t.Fatalf("inbox = %d %q, want an HTML page:\n%s", r.Status, r.Header.Get("Content-Type"), r.Body)
 		}
@@ -227,12 +258,12 @@ var sampleSteps = []sampleStep{
 		rest := body[i+len(field):]
 		s.csrf = rest[:strings.IndexByte(rest, '"')]
 	}},
-	{"apigw-approvals-signout.json", func(t testing.TB, r response, _ *sampleSession) {
+	{"approvals-signout", func(t testing.TB, r response, _ *sampleSession) {
 		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != sampleBase+"/approvals/signin" {
 			t.Errorf("sign-out = %d Location %q, want 303 to the sign-in page:\n%s", r.Status, r.Header.Get("Location"), r.Body)
 		}
 	}},
-	{"apigw-unauthenticated.json", func(t testing.TB, r response, _ *sampleSession) {
+	{"unauthenticated", func(t testing.TB, r response, _ *sampleSession) {
 		if r.Status != http.StatusUnauthorized || !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Bearer") {
 			t.Errorf("unauthenticated = %d, WWW-Authenticate %q; want 401 with a Bearer challenge", r.Status, r.Header.Get("WWW-Authenticate"))
 		}
@@ -271,12 +302,12 @@ func readSample(t testing.TB, file string, s *sampleSession) []byte {
 		placeholderSignIn, s.signIn, placeholderCookie, s.cookie, placeholderCSRF, s.csrf).Replace(string(raw)))
 }
 
-// playSamples plays every sample in order through invoke, from s.
-func playSamples(t *testing.T, s *sampleSession, invoke func(t *testing.T, event []byte) response) {
+// playSamples plays door d's samples in order through invoke, from s.
+func playSamples(t *testing.T, d frontDoor, s *sampleSession, invoke func(t *testing.T, event []byte) response) {
 	t.Helper()
 	for _, step := range sampleSteps {
-		t.Run(strings.TrimSuffix(step.file, ".json"), func(t *testing.T) {
-			step.check(t, invoke(t, readSample(t, step.file, s)), s)
+		t.Run(strings.TrimSuffix(step.file(d), ".json"), func(t *testing.T) {
+			step.check(t, invoke(t, readSample(t, step.file(d), s)), s)
 		})
 		if t.Failed() {
 			return

@@ -1,7 +1,10 @@
 // Command mcp is Custody's /mcp Lambda function: the same http.Handler the
-// local dev server runs (shared/server), over the DynamoDB engine, behind an
-// API Gateway REST API whose Lambda proxy integration streams its response
-// (template.yaml; shared/lambdaio adapts the events).
+// local dev server runs (shared/server), over the DynamoDB engine, behind
+// the front door the template's FrontDoor parameter chose (FRONT_DOOR;
+// docs/decisions.md "Front doors"): an API Gateway REST API whose Lambda
+// proxy integration streams its response, an HTTP API (payload format 2.0,
+// buffered) or a function URL with InvokeMode RESPONSE_STREAM. shared/lambdaio
+// adapts each door's events; handler picks the adapter's method for it.
 //
 // Cold start reads the configuration once (config.go), builds the AWS
 // clients, fetches the cursor sealing key from Secrets Manager and composes
@@ -19,10 +22,13 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
@@ -74,22 +80,90 @@ func main() {
 	if err != nil {
 		fail("build the upload lane's S3 engine", err)
 	}
-	srv, err := newServer(cfg, st, key, slog.New(lambdaio.NewLogHandler(os.Stdout, cfg.ServerLogLevel())), lane)
+	serverLog := slog.New(lambdaio.NewLogHandler(os.Stdout, cfg.ServerLogLevel()))
+	h, err := handler(cfg, func(cfg Config) (*lambdaio.Adapter, error) {
+		srv, err := newServer(cfg, st, key, serverLog, lane)
+		if err != nil {
+			return nil, err
+		}
+		return newAdapter(cfg, srv, logger), nil
+	}, logger)
 	if err != nil {
 		fail("compose the /mcp handler", err)
 	}
-	adapter := lambdaio.New(srv.Handler(), lambdaio.Options{Logger: logger})
 	issuer := ""
 	if cfg.OAuth != nil {
 		issuer = cfg.OAuth.Issuer
 	}
-	logger.Info("cold start", "table", cfg.TableName, "streaming", cfg.Streaming,
+	logger.Info("cold start", "table", cfg.TableName, "front", string(cfg.Front), "streaming", cfg.Streaming,
 		"resourceUrl", cfg.ResourceURL, "emulated", cfg.DynamoDBEndpoint != "", "oauthIssuer", issuer,
 		"uploadLane", cfg.LaneEnabled())
-	if cfg.Streaming {
-		lambda.Start(adapter.Stream)
+	lambda.Start(h)
+}
+
+// newAdapter adapts the composed endpoint to the front door's events: each
+// request's context ends before a buffered front gives up on it.
+func newAdapter(cfg Config, srv *server.Server, logger *slog.Logger) *lambdaio.Adapter {
+	return lambdaio.New(srv.Handler(), lambdaio.Options{Logger: logger, RequestTimeout: cfg.RequestTimeout()})
+}
+
+// handler returns what lambda.Start serves for the configured front door:
+// the method of the adapter compose builds whose event and response types
+// are that door's (REST: Stream or Buffer by RESPONSE_STREAMING; HTTP API:
+// BufferHTTPAPI; function URL: StreamFunctionURL). Behind a function URL
+// without PUBLIC_BASE_URL the composition waits for the first event, whose
+// requestContext.domainName is the URL's own (firstURLEvent).
+func handler(cfg Config, compose func(Config) (*lambdaio.Adapter, error), logger *slog.Logger) (any, error) {
+	if cfg.Front == FrontURL && cfg.PublicBaseURL == "" {
+		return (&firstURLEvent{cfg: cfg, compose: compose, log: logger}).serve, nil
 	}
-	lambda.Start(adapter.Buffer)
+	a, err := compose(cfg)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case cfg.Front == FrontHTTP:
+		return a.BufferHTTPAPI, nil
+	case cfg.Front == FrontURL:
+		return a.StreamFunctionURL, nil
+	case cfg.Streaming:
+		return a.Stream, nil
+	}
+	return a.Buffer, nil
+}
+
+// firstURLEvent composes the endpoint behind a function URL at the first
+// event: the template cannot give a function its own URL (the URL resource
+// names the function, so the function's environment cannot name the URL),
+// and the event's requestContext.domainName, set by Lambda, is that URL's
+// domain. Every later event reuses the composition. A composition that
+// fails fails the invocation and is tried again at the next one.
+type firstURLEvent struct {
+	cfg     Config
+	compose func(Config) (*lambdaio.Adapter, error)
+	log     *slog.Logger
+
+	mu      sync.Mutex
+	adapter *lambdaio.Adapter
+}
+
+func (f *firstURLEvent) serve(ctx context.Context, ev events.LambdaFunctionURLRequest) (*events.LambdaFunctionURLStreamingResponse, error) {
+	f.mu.Lock()
+	if f.adapter == nil {
+		cfg, err := f.cfg.WithPublicBaseURL("https://" + ev.RequestContext.DomainName)
+		if err == nil {
+			f.adapter, err = f.compose(cfg)
+		}
+		if err != nil {
+			f.mu.Unlock()
+			f.log.ErrorContext(ctx, "compose the /mcp handler at the first function URL event", "err", err.Error())
+			return nil, fmt.Errorf("compose the /mcp handler: %w", err)
+		}
+		f.log.InfoContext(ctx, "public base URL from the function URL", "resourceUrl", cfg.ResourceURL)
+	}
+	a := f.adapter
+	f.mu.Unlock()
+	return a.StreamFunctionURL(ctx, ev)
 }
 
 // newDynamoDB returns the DynamoDB client, built once per cold start: the
@@ -131,12 +205,14 @@ func newLane(awsCfg aws.Config, cfg Config) (*server.LaneConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &server.LaneConfig{Blob: eng, PublicBaseURL: cfg.PublicBaseURL}, nil
+	return &server.LaneConfig{Blob: eng}, nil // newServer sets its PublicBaseURL
 }
 
 // newServer composes the /mcp endpoint exactly as the function serves it:
 // the read tools (no extra registrations), the upload lane when lane is
-// set, the 1 MiB body limit of AWS, the configured browser origins, the
+// set (its links from PUBLIC_BASE_URL), the 1 MiB body limit of AWS, the
+// answers of a buffered front door when the front buffers (no SSE, no
+// waiting questions; server.Config.Buffered), the configured browser origins, the
 // OAuth resource server when an issuer is configured (its JWKS is fetched
 // at the first token, not at cold start), and the approval page under
 // /approvals, its links from PUBLIC_BASE_URL and, with an OIDC client,
@@ -156,11 +232,17 @@ func newServer(cfg Config, st store.Store, cursorKey []byte, logger *slog.Logger
 	if cfg.OIDC != nil {
 		oidc = &cfg.OIDC.OIDCClient
 	}
+	if lane != nil {
+		l := *lane
+		l.PublicBaseURL = cfg.PublicBaseURL
+		lane = &l
+	}
 	return server.New(server.Config{
 		Store:          st,
 		CursorKey:      cursorKey,
 		AllowedOrigins: cfg.AllowedOrigins,
 		MaxBodyBytes:   cfg.MaxBodyBytes,
+		Buffered:       cfg.Buffered(),
 		AuditRetention: cfg.AuditRetention,
 		Logger:         logger,
 		OAuth:          verifier,

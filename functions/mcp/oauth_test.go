@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -204,5 +205,42 @@ func TestTemplateRoutesTheProtectedResourceMetadataToTheFunction(t *testing.T) {
 	}
 	if !perm {
 		t.Error("no Lambda permission lets API Gateway invoke McpFunction for GET /.well-known/oauth-protected-resource*")
+	}
+}
+
+// oauthSamples are the samples TestOAuthBehindAFunctionURLNamesItsOwnDomain
+// plays besides the session's.
+var oauthSamples = []string{"url-protected-resource-metadata.json"}
+
+// Behind a function URL without PUBLIC_BASE_URL the public base is the URL's
+// own https://<domainName>, learnt from the first event (the template cannot
+// name a function's URL in its own environment): the 401 names the
+// metadata there, the metadata's resource is <domain>/mcp, and the base is
+// learnt once.
+func TestOAuthBehindAFunctionURLNamesItsOwnDomain(t *testing.T) {
+	emu := startEmulator(t)
+	iss := oauthtest.New(t)
+	cfg := loadDoor(t, emu, functionURL, "PUBLIC_BASE_URL", "", "OAUTH_ISSUER", iss.URL, "OAUTH_JWKS_URL", iss.JWKSURL)
+	if cfg.PublicBaseURL != "" {
+		t.Fatalf("PublicBaseURL = %q before the first event, want none", cfg.PublicBaseURL)
+	}
+	var logs bytes.Buffer
+	h := functionHandler(t, cfg, emu.Store, &logs)
+	s := emu.session(t)
+	const base = "https://k3mqx7vz2cfh5dw4ntq6yrb8jp0sgl9e.lambda-url.us-east-1.on.aws"
+
+	r := invokeEvent(t, h, functionURL, lambdaContext(t, "url-1"), readSample(t, "url-unauthenticated.json", s))
+	wantChallenge := `Bearer resource_metadata="` + base + `/.well-known/oauth-protected-resource/mcp", scope="custody:mcp"`
+	if r.Status != http.StatusUnauthorized || r.Header.Get("WWW-Authenticate") != wantChallenge {
+		t.Errorf("unauthenticated = %d, WWW-Authenticate %q; want 401, %q", r.Status, r.Header.Get("WWW-Authenticate"), wantChallenge)
+	}
+	r = invokeEvent(t, h, functionURL, lambdaContext(t, "url-2"), readSample(t, oauthSamples[0], s))
+	var doc oauth.ProtectedResourceMetadata
+	if r.Status != http.StatusOK || json.Unmarshal(r.Body, &doc) != nil || doc.Resource != base+"/mcp" ||
+		!slices.Equal(doc.AuthorizationServers, []string{iss.URL}) {
+		t.Errorf("metadata = %d %s, want resource %s/mcp and the issuer", r.Status, r.Body, base)
+	}
+	if n := strings.Count(logs.String(), `"message":"public base URL from the function URL"`); n != 1 {
+		t.Errorf("the base was learnt %d times, want once:\n%s", n, logs.String())
 	}
 }

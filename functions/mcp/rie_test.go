@@ -22,8 +22,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-
 	"github.com/custodymcp/custody/shared/lambdaio/lambdaiotest"
 )
 
@@ -279,7 +277,7 @@ func outcomeLines(t testing.TB, out string) []map[string]any {
 		switch m["message"] {
 		case "invocation":
 			lines = append(lines, m)
-		case "cold start":
+		case "cold start", "public base URL from the function URL":
 		default:
 			t.Errorf("unexpected log line at INFO: %s", sc.Bytes())
 		}
@@ -287,52 +285,58 @@ func outcomeLines(t testing.TB, out string) []map[string]any {
 	return lines
 }
 
-// The samples, played in order through the real runtime (RIE) in the mode
-// the template deploys: streaming. initialize → tools/list → a read tool →
-// DELETE, each answer parsed from the streaming prelude and body; one
-// outcome line per invocation, carrying the Lambda request id.
+// The samples, played in order through the real runtime (RIE) behind each
+// streaming door: the REST API's streaming integration (what the template
+// deploys by default) and the function URL (InvokeMode RESPONSE_STREAM).
+// initialize → tools/list → a read tool → DELETE → the approval page → an
+// unauthenticated call, each answer parsed from the streaming prelude and
+// body; one outcome line per invocation, carrying the Lambda request id.
+// The RIE runs the function's side of Lambda (the Runtime API and its
+// streaming response); no function URL or API Gateway sits in front, so
+// the test posts each door's events itself.
 func TestRuntimeEmulatorStreamsTheSamples(t *testing.T) {
 	rie, boot := rieBinary(t), bootstrap(t)
 	emu := startEmulator(t)
-	p := startRIE(t, rie, boot, emu.env(true))
-	var ids []string
-	playSamples(t, emu.session(t), func(t *testing.T, event []byte) response {
-		var ev events.APIGatewayProxyRequest
-		if err := json.Unmarshal(event, &ev); err != nil {
-			t.Fatal(err)
-		}
-		id := fmt.Sprintf("rie-%d", len(ids)+1)
-		ids = append(ids, id)
-		return streamed(t, p.invoke(t, event, id), p.out)
-	})
-	p.stop()
-	lines := outcomeLines(t, p.out.String())
-	var got []string
-	for _, l := range lines {
-		if l["streamed"] != true {
-			t.Errorf("outcome line %v did not stream", l)
-		}
-		got = append(got, fmt.Sprint(l["requestId"]))
-	}
-	if !slices.Equal(got, ids) {
-		t.Errorf("outcome lines carry request ids %v, want exactly one per invocation %v\nRIE output:\n%s", got, ids, p.out)
+	for _, d := range []frontDoor{restStreamed, functionURL} {
+		t.Run(d.name, func(t *testing.T) {
+			p := startRIE(t, rie, boot, emu.envFor(d))
+			var ids []string
+			playSamples(t, d, emu.session(t), func(t *testing.T, event []byte) response {
+				id := fmt.Sprintf("rie-%s-%d", d.prefix, len(ids)+1)
+				ids = append(ids, id)
+				return readAnswer(t, d, p.invoke(t, event, id))
+			})
+			p.stop()
+			lines := outcomeLines(t, p.out.String())
+			var got []string
+			for _, l := range lines {
+				if l["streamed"] != true {
+					t.Errorf("outcome line %v did not stream", l)
+				}
+				got = append(got, fmt.Sprint(l["requestId"]))
+			}
+			if !slices.Equal(got, ids) {
+				t.Errorf("outcome lines carry request ids %v, want exactly one per invocation %v\nRIE output:\n%s", got, ids, p.out)
+			}
+		})
 	}
 }
 
 // With RESPONSE_STREAMING=false the same binary answers a buffered
-// APIGatewayProxyResponse, for an integration that does not stream.
+// APIGatewayProxyResponse, for a REST integration that does not stream;
+// with FRONT_DOOR=http, an HTTP API response of payload format 2.0.
 func TestRuntimeEmulatorBuffered(t *testing.T) {
 	rie, boot := rieBinary(t), bootstrap(t)
 	emu := startEmulator(t)
-	p := startRIE(t, rie, boot, emu.env(false))
-	s := &sampleSession{key: emu.Key}
-	for _, step := range []sampleStep{sampleSteps[0], sampleSteps[len(sampleSteps)-1]} {
-		raw := p.invoke(t, readSample(t, step.file, s), "rie-buffered-"+step.file)
-		var resp events.APIGatewayProxyResponse
-		if err := json.Unmarshal(raw, &resp); err != nil || resp.StatusCode == 0 {
-			t.Fatalf("%s: answer %q is no APIGatewayProxyResponse: %v", step.file, raw, err)
-		}
-		step.check(t, proxyResponse(t, resp), s)
+	for _, d := range []frontDoor{restBuffered, httpAPI} {
+		t.Run(d.name, func(t *testing.T) {
+			p := startRIE(t, rie, boot, emu.envFor(d))
+			s := &sampleSession{key: emu.Key}
+			for _, step := range []sampleStep{sampleSteps[0], sampleSteps[len(sampleSteps)-1]} {
+				raw := p.invoke(t, readSample(t, step.file(d), s), "rie-buffered-"+step.file(d))
+				step.check(t, readAnswer(t, d, raw), s)
+			}
+		})
 	}
 }
 
@@ -353,7 +357,7 @@ func BenchmarkRuntimeEmulatorColdStart(b *testing.B) {
 	for b.Loop() {
 		p := startRIE(b, rie, boot, emu.env(true))
 		s := &sampleSession{key: emu.Key}
-		r := streamed(b, p.invoke(b, readSample(b, sampleSteps[0].file, s), fmt.Sprintf("cold-%d", i)), p.out)
+		r := streamed(b, p.invoke(b, readSample(b, sampleSteps[0].file(restStreamed), s), fmt.Sprintf("cold-%d", i)), p.out)
 		b.StopTimer()
 		sampleSteps[0].check(b, r, s)
 		p.stop()

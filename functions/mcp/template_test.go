@@ -34,6 +34,7 @@ type cfnTemplate struct {
 	Parameters map[string]any
 	Conditions map[string]any
 	Resources  map[string]map[string]any
+	Outputs    map[string]map[string]any
 }
 
 func loadTemplate(t *testing.T) *cfnTemplate {
@@ -52,9 +53,12 @@ func loadTemplate(t *testing.T) *cfnTemplate {
 	}
 	top, _ := v.(map[string]any)
 	tpl := &cfnTemplate{Parameters: asMap(top["Parameters"]), Conditions: asMap(top["Conditions"]),
-		Resources: map[string]map[string]any{}}
+		Resources: map[string]map[string]any{}, Outputs: map[string]map[string]any{}}
 	for id, r := range asMap(top["Resources"]) {
 		tpl.Resources[id] = asMap(r)
+	}
+	for id, o := range asMap(top["Outputs"]) {
+		tpl.Outputs[id] = asMap(o)
 	}
 	if len(tpl.Resources) == 0 {
 		t.Fatal("template.yaml has no Resources")
@@ -437,8 +441,9 @@ func TestTemplateMcpStreamsOnARegionalEndpoint(t *testing.T) {
 	if fn["Timeout"] != 900 {
 		t.Errorf("McpFunction Timeout = %v, want 900 (the integration's 900000 ms)", fn["Timeout"])
 	}
-	if got := path(fn, "Environment", "Variables", "RESPONSE_STREAMING"); got != "true" {
-		t.Errorf("RESPONSE_STREAMING = %v, want \"true\": the integration streams", got)
+	rest := tpl.deployment(t, "rest")
+	if got := rest.eval(path(fn, "Environment", "Variables", "RESPONSE_STREAMING")); got != "true" {
+		t.Errorf("RESPONSE_STREAMING with FrontDoor rest = %v, want \"true\": the integration streams", got)
 	}
 	perm := false
 	for _, id := range tpl.ofType("AWS::Lambda::Permission") {
@@ -530,22 +535,29 @@ func TestTemplateTableMatchesDynamostore(t *testing.T) {
 	}
 }
 
-// Alarms watch 5xx answers, throttles and the p99 duration.
+// Alarms watch 5xx answers of the deployed front door (the REST API's
+// 5XXError, the HTTP API's 5xx, the function URL's Url5xxCount), throttles
+// and the p99 duration, whichever door is deployed.
 func TestTemplateAlarms(t *testing.T) {
 	tpl := loadTemplate(t)
-	seen := map[string]bool{}
-	for _, id := range tpl.ofType("AWS::CloudWatch::Alarm") {
-		p := asMap(tpl.Resources[id]["Properties"])
-		name := fmt.Sprint(p["MetricName"])
-		if name == "Duration" && p["ExtendedStatistic"] != "p99" {
-			continue
-		}
-		seen[name] = true
-	}
-	for _, want := range []string{"5XXError", "Throttles", "Duration"} {
-		if !seen[want] {
-			t.Errorf("no alarm on %s", want)
-		}
+	for front, fiveXX := range map[string]string{"rest": "5XXError", "http": "5xx", "url": "Url5xxCount"} {
+		t.Run("FrontDoor "+front, func(t *testing.T) {
+			d := tpl.deployment(t, front)
+			seen := map[string]bool{}
+			for _, id := range d.ofType("AWS::CloudWatch::Alarm") {
+				p := asMap(tpl.Resources[id]["Properties"])
+				name := fmt.Sprint(p["MetricName"])
+				if name == "Duration" && p["ExtendedStatistic"] != "p99" {
+					continue
+				}
+				seen[name] = true
+			}
+			for _, want := range []string{fiveXX, "Throttles", "Duration"} {
+				if !seen[want] {
+					t.Errorf("no alarm on %s", want)
+				}
+			}
+		})
 	}
 }
 
@@ -621,9 +633,9 @@ func TestTemplateApprovalsStreamToTheFunction(t *testing.T) {
 	if !permitted {
 		t.Error("no Lambda permission lets API Gateway invoke McpFunction for /approvals and below")
 	}
-	base := path(tpl.Resources["McpFunction"], "Properties", "Environment", "Variables", "PUBLIC_BASE_URL", "Fn::If")
-	if b := asSlice(base); len(b) != 3 || !strings.HasSuffix(fmt.Sprint(path(b[2], "Fn::Sub")), "/${Stage}") {
-		t.Errorf("PUBLIC_BASE_URL = %v, want the stage's execute-api URL (stage included) without a custom domain", base)
+	base := tpl.deployment(t, "rest").eval(path(tpl.Resources["McpFunction"], "Properties", "Environment", "Variables", "PUBLIC_BASE_URL"))
+	if !strings.HasSuffix(fmt.Sprint(path(base, "Fn::Sub")), "/${Stage}") {
+		t.Errorf("PUBLIC_BASE_URL with FrontDoor rest = %v, want the stage's execute-api URL (stage included) without a custom domain", base)
 	}
 	for _, p := range []string{"OidcClientId", "OidcAuthorizationEndpoint", "OidcTokenEndpoint", "OidcClientSecretArn", "OidcScopes"} {
 		if tpl.Parameters[p] == nil {
