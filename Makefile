@@ -25,6 +25,7 @@ vet:
 
 test-go:
 	$(GO) test -race -count=1 ./...
+	cd scripts/bench && GOWORK=off $(GO) test -count=1 .   # its own module: the cost model's arithmetic
 
 # Fuzz targets of the parsers that face untrusted input, each run for
 # FUZZTIME. Crashers found land in the package's testdata/fuzz and are then

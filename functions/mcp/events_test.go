@@ -161,7 +161,7 @@ func TestFunctionRegistersNoFixtures(t *testing.T) {
 }
 
 // lambdaContext is an invocation's context as the runtime builds it.
-func lambdaContext(t *testing.T, requestID string) context.Context {
+func lambdaContext(t testing.TB, requestID string) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	return lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: requestID})

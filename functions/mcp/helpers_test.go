@@ -40,8 +40,14 @@ type emulator struct {
 // mints a key with every read scope.
 func startEmulator(t testing.TB) *emulator {
 	t.Helper()
-	srv := dynamotest.NewServer(t)
-	client := srv.Client()
+	return seedEmulator(t, dynamotest.NewServer(t).URL)
+}
+
+// seedEmulator creates a table on the DynamoDB emulator at url, seeds the
+// demo firm and mints the key startEmulator's does.
+func seedEmulator(t testing.TB, url string) *emulator {
+	t.Helper()
+	client := dynamotest.NewClient(url)
 	table := dynamotest.CreateTable(t, client)
 	st := dynamostore.New(client, table, dynamostore.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -60,7 +66,7 @@ func startEmulator(t testing.TB) *emulator {
 	if err != nil {
 		t.Fatalf("mint a key: %v", err)
 	}
-	return &emulator{URL: srv.URL, Table: table, Store: st, Key: key}
+	return &emulator{URL: url, Table: table, Store: st, Key: key}
 }
 
 // env is the function's environment for an emulator run.

@@ -169,13 +169,15 @@ func (f *firstURLEvent) serve(ctx context.Context, ev events.LambdaFunctionURLRe
 // newDynamoDB returns the DynamoDB client, built once per cold start: the
 // regional endpoint on AWS, or DYNAMODB_ENDPOINT for an emulator (which
 // sends no CRC32 response header), with the engine's settings
-// (dynamostore.ClientOptions: the endpoint resolved once, connections kept).
-func newDynamoDB(awsCfg aws.Config, cfg Config) *dynamodb.Client {
-	return dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
+// (dynamostore.ClientOptions: the endpoint resolved once, connections kept)
+// and any extra options (a test's meter).
+func newDynamoDB(awsCfg aws.Config, cfg Config, extra ...func(*dynamodb.Options)) *dynamodb.Client {
+	opts := append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
 		if cfg.DynamoDBEndpoint != "" {
 			o.DisableValidateResponseChecksum = true
 		}
-	}, dynamostore.ClientOptions(cfg.DynamoDBEndpoint))
+	}, dynamostore.ClientOptions(cfg.DynamoDBEndpoint)}, extra...)
+	return dynamodb.NewFromConfig(awsCfg, opts...)
 }
 
 // newLane builds the upload lane's configuration (nil when its buckets are

@@ -37,7 +37,7 @@ type cfnTemplate struct {
 	Outputs    map[string]map[string]any
 }
 
-func loadTemplate(t *testing.T) *cfnTemplate {
+func loadTemplate(t testing.TB) *cfnTemplate {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(repoRoot(t), "template.yaml"))
 	if err != nil {

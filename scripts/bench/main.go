@@ -36,6 +36,12 @@ type config struct {
 	allowErrors bool
 	clkTck      int64
 
+	// The cost model: prices.json, the repository (functions/mcp's test
+	// binary runs in its folder) and the timed calls per front and call.
+	pricesFile string
+	repo       string
+	costCalls  int
+
 	// Custody
 	custodyData string
 	custodyctl  string
@@ -53,7 +59,10 @@ func main() {
 
 func run() error {
 	cfg := &config{}
-	targets := flag.String("targets", "go-sdk,mcp-go,custody,go-sdk-2026,custody-2026,custody-dynamodb", "targets to measure, in order (a -2026 target speaks the stateless 2026-07-28 revision; custody-dynamodb runs Custody on the DynamoDB emulator in a process of its own)")
+	targets := flag.String("targets", "go-sdk,mcp-go,custody,go-sdk-2026,custody-2026,custody-dynamodb,cost", "targets to measure, in order (a -2026 target speaks the stateless 2026-07-28 revision; custody-dynamodb runs Custody on the DynamoDB emulator in a process of its own; cost is the cost model: BenchmarkCallCost priced with -prices)")
+	flag.StringVar(&cfg.pricesFile, "prices", "prices.json", "the cost model's prices (their date and sources inside; never fetched)")
+	flag.StringVar(&cfg.repo, "repo", "../..", "the repository root (the cost target runs functions/mcp's test binary, bin/mcp.test, in its folder)")
+	flag.IntVar(&cfg.costCalls, "cost-calls", 300, "timed calls per front door and call type of the cost target")
 	levels := flag.String("levels", "1,8,64", "concurrency levels (workers)")
 	flag.StringVar(&cfg.bin, "bin", "", "folder with the built binaries: gosdk, mcpgo, custody, custodyctl (required)")
 	flag.StringVar(&cfg.work, "work", "", "scratch folder for logs and Custody's data (required)")
@@ -118,6 +127,13 @@ func run() error {
 	}
 
 	for _, name := range cfg.targets {
+		if strings.TrimSpace(name) == "cost" {
+			rep.Cost = runCost(ctx, cfg)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			continue
+		}
 		t, err := newTarget(cfg, strings.TrimSpace(name))
 		if err != nil {
 			return err
@@ -150,6 +166,9 @@ func run() error {
 		fmt.Printf("\nJSON: %s\n", cfg.jsonOut)
 	}
 	var failed []string
+	if rep.Cost != nil && rep.Cost.Error != "" {
+		failed = append(failed, "the cost model did not complete")
+	}
 	for _, t := range rep.Targets {
 		if t.Error != "" {
 			failed = append(failed, t.Name+" did not complete")

@@ -17,6 +17,8 @@ type report struct {
 	Host     hostInfo       `json:"host"`
 	Config   reportConfig   `json:"config"`
 	Targets  []targetResult `json:"targets"`
+	// Cost is the cost model (the cost target), nil when not run.
+	Cost *costResult `json:"cost,omitempty"`
 }
 
 type hostInfo struct {
@@ -70,6 +72,10 @@ func newReport(cfg *config) *report {
 
 // writeTable prints the side-by-side table: one column per target.
 func (r *report) writeTable(w io.Writer) {
+	if len(r.Targets) == 0 { // the cost target alone
+		r.Cost.writeCost(w)
+		return
+	}
 	env := "runtime defaults: GOMAXPROCS=1, Custody raises it to 2"
 	if len(r.Config.ServerEnv) > 0 {
 		env = "extra environment " + strings.Join(r.Config.ServerEnv, " ")
@@ -167,6 +173,7 @@ func (r *report) writeTable(w io.Writer) {
 		}
 	}
 	r.writeVerdicts(w)
+	r.Cost.writeCost(w)
 }
 
 // Custody's targets (issue 19): start-up to the first initialize answer,

@@ -11,9 +11,15 @@
 # stops it, and prints one side-by-side table. The same results are written
 # as JSON (and the table as text) to scripts/bench/results/.
 #
+# The cost target (last) runs functions/mcp's BenchmarkCallCost from its
+# test binary (bin/mcp.test) with the emulator out of process and prices the
+# measured calls per front door with prices.json: the cost table beside the
+# CPU table (docs/decisions.md "The cost model").
+#
 # Extra arguments go to the bench command, e.g.
 #   scripts/bench/run.sh -duration 3s -warmup 1s -levels 1,8
 #   scripts/bench/run.sh -targets go-sdk,mcp-go
+#   scripts/bench/run.sh -targets cost          # the cost model alone
 # Nothing is downloaded at run time except Go modules through GOPROXY.
 set -euo pipefail
 
@@ -59,12 +65,13 @@ mkdir -p "$bin"
 echo "bench: building into $bin" >&2
 (cd "$here" && go build -trimpath -o "$bin/" . ./peer/gosdk ./peer/mcpgo)
 
-targets="go-sdk,mcp-go,custody,go-sdk-2026,custody-2026,custody-dynamodb"
+targets="go-sdk,mcp-go,custody,go-sdk-2026,custody-2026,custody-dynamodb,cost"
 custody_built=1
 if ! (cd "$root" && go build -trimpath -o "$bin/custody" ./scripts/dev &&
 	go build -trimpath -tags dynamodb -o "$bin/custody-dynamodb" ./scripts/dev &&
 	go build -trimpath -o "$bin/custodyctl" ./scripts/custodyctl &&
-	go build -trimpath -o "$bin/minidyn" ./shared/store/dynamostore/dynamotest/cmd/minidyn); then
+	go build -trimpath -o "$bin/minidyn" ./shared/store/dynamostore/dynamotest/cmd/minidyn &&
+	go test -c -trimpath -o "$bin/mcp.test" ./functions/mcp); then
 	echo "bench: WARNING: Custody's server did not build; measuring the peers only" >&2
 	targets="go-sdk,mcp-go"
 	custody_built=0
@@ -84,7 +91,8 @@ stamp=$(date -u +%Y%m%dT%H%M%SZ)
 # The bench runs in the background so that a signal to this script reaches
 # the trap at once (bash runs traps only between foreground commands).
 ${pin[@]+"${pin[@]}"} "$bin/bench" -bin "$bin" -work "$work" -server-cpu "$server_cpu" -client-cpu "$client_cpu" \
-	-targets "$targets" -json "$results/$stamp.json" -text "$results/$stamp.txt" "$@" &
+	-targets "$targets" -prices "$here/prices.json" -repo "$root" \
+	-json "$results/$stamp.json" -text "$results/$stamp.txt" "$@" &
 bench_pid=$!
 status=0
 wait "$bench_pid" || status=$?
