@@ -98,6 +98,29 @@
 // admin address (custodyctl goes to the table), so setup waits for its
 // listener instead, which it opens once the firm is seeded.
 //
+// # The cost model
+//
+// The cost target (last by default; -targets cost runs it alone) prices a
+// million calls per front door and call type (docs/decisions.md "The cost
+// model"). It starts the minidyn emulator on the client's CPU and runs
+// BenchmarkCallCost from functions/mcp's test binary (bin/mcp.test, built by
+// run.sh; -cost-calls timed calls per door and call, 300) pinned to the
+// server's CPU, in functions/mcp's folder of -repo. The benchmark sends each
+// door's events through the function as the Lambda runtime would and
+// measures: the DynamoDB requests of a call and the read and write request
+// units their items' sizes consume (dynamotest.Meter), the function's CPU
+// time and log bytes per call, and the answer's size. cost.go multiplies
+// those by the prices of -prices (prices.json: us-east-1 list prices with
+// their date and sources; assumptions beside them, such as DynamoDB's
+// round-trip time, which the loopback emulator cannot show): the front
+// door's request fee, Lambda's request and its billed duration (the CPU
+// time stretched by 1769 MB / MemorySize from template.yaml, plus each
+// DynamoDB round trip, rounded up to the millisecond), DynamoDB's units,
+// CloudWatch Logs' ingestion; the answers' data transfer out is shown beside
+// the total. The table follows the CPU table, with the arithmetic of every
+// get_matter and the verdict on the target (≤ $2.00 per million governed
+// get_matter calls behind the function URL, all-in).
+//
 // # Peer configuration
 //
 // Both peers use their SDK's defaults except where noted, and the same
@@ -129,7 +152,8 @@
 //
 // Usage (run.sh builds the binaries and passes these):
 //
-//	taskset -c 1 bench -bin DIR -work DIR [-targets go-sdk,mcp-go,custody,go-sdk-2026,custody-2026,custody-dynamodb]
+//	taskset -c 1 bench -bin DIR -work DIR [-targets go-sdk,mcp-go,custody,go-sdk-2026,custody-2026,custody-dynamodb,cost]
+//	    [-prices prices.json] [-repo ../..] [-cost-calls 300]
 //	    [-levels 1,8,64] [-warmup 2s] [-duration 10s] [-starts 11]
 //	    [-server-cpu 0] [-client-cpu 1] [-case-id m_meridian] [-server-env K=V]...
 //	    [-json FILE] [-text FILE] [-allow-errors]
