@@ -32,6 +32,7 @@ type session struct {
 	// era2026 speaks 2026-07-28: no handshake, _meta on every request.
 	era2026 bool
 	tool    string // the tool of the request being sent (Mcp-Name)
+	caseID  string // its case_id argument (Mcp-Param-Case-Id), 2026-07-28 only
 }
 
 // rev2026 and meta2026 are the 2026-07-28 revision and the request _meta
@@ -101,6 +102,17 @@ func (s *session) callTool(ctx context.Context, name, argsJSON string) (json.Raw
 	}
 	b = append(b, `}}`...)
 	s.tool = name
+	s.caseID = ""
+	if s.era2026 {
+		// Custody annotates a matter tool's case_id with x-mcp-header
+		// (SEP-2243): a 2026-07-28 request repeats it as Mcp-Param-Case-Id.
+		var args struct {
+			CaseID string `json:"case_id"`
+		}
+		if json.Unmarshal([]byte(argsJSON), &args) == nil {
+			s.caseID = args.CaseID
+		}
+	}
 	_, raw, err := s.post(ctx, b)
 	if err != nil {
 		return nil, err
@@ -185,6 +197,9 @@ func (s *session) headers(req *http.Request) {
 	if s.era2026 && s.tool != "" {
 		req.Header.Set("Mcp-Method", "tools/call")
 		req.Header.Set("Mcp-Name", s.tool)
+		if s.caseID != "" {
+			req.Header.Set("Mcp-Param-Case-Id", s.caseID)
+		}
 	}
 }
 
