@@ -17,6 +17,7 @@ import (
 	"github.com/custodymcp/custody/shared/audit"
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/conformance"
+	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/server/servertest"
 	"github.com/custodymcp/custody/shared/tools"
 )
@@ -55,6 +56,14 @@ func newEnv(t *testing.T) *servertest.Env {
 		RegisterExtraResources: conformance.RegisterResources,
 		GETStream:              true, // resources/subscribe is served with the stream
 	})
+	// The fixture principal is a row of its own tenant, as the dev server
+	// imports it: a task re-admits its creator by re-reading the owner.
+	if _, err := records.Import(context.Background(), env.Store, records.Fixture{
+		Tenant:     records.Tenant{ID: "conformance", Name: "Conformance fixture profile"},
+		Principals: []records.Principal{{ID: "p_conformance", Name: "The conformance suite", Role: records.RoleParalegal}},
+	}, servertest.Epoch.Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
 	key, cred, err := auth.Mint(context.Background(), env.Store, auth.MintRequest{
 		Tenant: "conformance", Owner: "p_conformance", Scopes: []auth.Scope{auth.ScopeConformance},
 		RateLimits: map[string]int{"read": 1_000_000, "expensive": 1_000_000},

@@ -200,8 +200,12 @@ func (s *Service) reachesMatter(ctx context.Context, req *mcp.Request, r *Row) *
 }
 
 // maxUpdateAttempts bounds the re-reads of a tasks/update whose write met
-// a concurrent one (another update, the worker, a cancellation).
-const maxUpdateAttempts = 5
+// a concurrent one. Each conflict is another writer's success: an answer to
+// another question of the round (at most maxQuestions of them; an answer
+// to the same question makes this one's moot), the worker or a
+// cancellation (after which there is nothing to answer). So a round's
+// answers racing all land within maxQuestions+2 attempts.
+const maxUpdateAttempts = maxQuestions + 2
 
 // update2026 serves tasks/update: the answers to questions the task asks
 // now and has no answer for yet are added to the row, with one write
