@@ -51,11 +51,14 @@ fuzz:
 # The official MCP conformance suite (0.1.16; 0.2.0-alpha.12 with
 # --requirements 2025-11-25 and with --requirements 2026-07-28) and the
 # TypeScript SDK interop test, against the dev server's loopback fixture
-# profile. Any scored failure fails the target; no baseline is used. Node 22 and the npm packages are
+# profile. Any failing scenario fails the target, scored or not (the runner reads
+# each scenario's line); no baseline is used. Node 22 and the npm packages are
 # installed into .tools/ on first use by shared/nodetest (the machine's npm is
 # the installer; lockfiles in scripts/conformance/npm and scripts/interop/ts pin
 # them). The same installer puts fauxqs, the SQS emulator of the SQS engine's
-# tests, there (lockfile in shared/queue/sqsqueue/fauxqstest/npm).
+# tests, there (lockfile in shared/queue/sqsqueue/fauxqstest/npm), and the
+# TypeScript v2 client with ext-tasks of shared/tasks' interop test
+# (lockfile in scripts/interop/ts-tasks).
 conformance:
 	$(GO) run ./scripts/conformance
 

@@ -247,6 +247,12 @@ func stamp2026(result any, cacheable bool) Encoded {
 	return append(head, rest...)
 }
 
+// Result2026 is a result as the 2026-07-28 era answers it, resultType
+// "complete" first: what a method of the era would have answered, for a
+// result kept to be answered later (a task's stored CallToolResult, which
+// the tasks extension's tasks/get inlines).
+func Result2026(result Encoded) Encoded { return stamp2026(result, false) }
+
 // cacheTTLMs is how long a client may reuse a list, read or discover answer
 // (the record changes rarely; a minute bounds staleness).
 const cacheTTLMs = 60000

@@ -59,7 +59,8 @@ type Task2026 struct {
 	TTLMs          int64  `json:"ttlMs"`
 	PollIntervalMs int64  `json:"pollIntervalMs,omitempty"`
 	// Result is the stored CallToolResult of a completed task, exactly as
-	// the tools/call would have answered it (no related-task _meta: the
+	// the tools/call of the era would have answered it: with resultType
+	// "complete", and without the related-task _meta of 2025-11-25 (the
 	// taskId is beside it).
 	Result json.RawMessage `json:"result,omitempty"`
 	// Error is the stored JSON-RPC error of a failed task.
@@ -164,7 +165,7 @@ func (s *Service) get2026(ctx context.Context, req *mcp.Request) (any, error) {
 		if r.OutcomeKind == KindRPCError {
 			t.Error = body
 		} else {
-			t.Result = body
+			t.Result = json.RawMessage(mcp.Result2026(body))
 		}
 	}
 	return t, nil

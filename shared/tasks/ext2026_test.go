@@ -67,8 +67,8 @@ func TestIn2026ACallThatDeclaresTheExtensionIsAFlatTaskThatTasksGetFindsAtOnceAn
 	env.gate.open()
 	done := c.AwaitTask(t, id, "completed", "failed", "cancelled")
 	res, _ := done["result"].(map[string]any)
-	if done["status"] != "completed" || res == nil || text2026(res) != "released after run 1" {
-		t.Fatalf("the terminal task = %v, want completed with the tool's result", done)
+	if done["status"] != "completed" || res == nil || text2026(res) != "released after run 1" || res["resultType"] != "complete" {
+		t.Fatalf("the terminal task = %v, want completed with the tool's result as tools/call answers it in 2026 (resultType complete)", done)
 	}
 	if meta, _ := res["_meta"].(map[string]any); meta[metaRelatedTask] != nil {
 		t.Errorf("the inlined result carries the related-task _meta: %v", meta)
