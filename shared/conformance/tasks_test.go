@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/custodymcp/custody/shared/mcp"
+	"github.com/custodymcp/custody/shared/server/servertest"
 )
 
 // The task fixtures as the suite's tasks-* scenarios read them, against the
@@ -135,4 +136,29 @@ func TestTheTaskFixturesAnswerAsTheTasksScenariosReadThem(t *testing.T) {
 			t.Errorf("test_tool_with_task's task = %v, want completed greeting Alice", done)
 		}
 	})
+}
+
+// The same fixture in a 2025-11-25 session: its question before the task
+// is asked on the call's stream, and the task keeps the answer.
+func TestTestToolWithTaskAsksOnTheCallsStreamIn20251125ThenItsTaskGreetsTheAnswer(t *testing.T) {
+	env := newEnv(t)
+	s := env.InitializeWith(t, fixtureRole, "2025-11-25", `{"elicitation":{}}`)
+	body := []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_tool_with_task","arguments":{},"task":{"ttl":60000}}}`)
+	es := servertest.OpenStream(t, http.MethodPost, env.URL, body, s.Headers()...)
+	q := es.NextMessage(t)
+	if q["method"] != "elicitation/create" {
+		t.Fatalf("first message %v, want the question", q)
+	}
+	res := answer(t, s, es, q, `{"action":"accept","content":{"name":"Bob"}}`)
+	task, _ := res["task"].(map[string]any)
+	id, _ := task["taskId"].(string)
+	if id == "" {
+		t.Fatalf("after the answer: %v, want a CreateTaskResult", res)
+	}
+	if got := s.AwaitTask(t, id, "completed", "failed", "cancelled", "input_required")["status"]; got != "completed" {
+		t.Fatalf("task status %v, want completed without asking again", got)
+	}
+	if got := textOf(t, resultOf(t, s.TaskResult(t, id))); !strings.Contains(got, "Bob") {
+		t.Errorf("tasks/result text %q, want the greeting of Bob", got)
+	}
 }
