@@ -110,7 +110,9 @@ func TestTaskRoundTripsOfThe2026ExtensionOnDynamoDBArePinned(t *testing.T) {
 	// are ignored; the task is queued once.
 	var wg sync.WaitGroup
 	for i := range 4 {
-		wg.Go(func() { call("tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"second": answer(fmt.Sprint("two-", i))}}) })
+		wg.Go(func() {
+			call("tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"second": answer(fmt.Sprint("two-", i))}})
+		})
 	}
 	wg.Wait()
 	deliver()
