@@ -110,8 +110,11 @@ func TestTaskRoundTripsOfThe2026ExtensionOnDynamoDBArePinned(t *testing.T) {
 	// are ignored; the task is queued once.
 	var wg sync.WaitGroup
 	for i := range 4 {
-		wg.Go(func() {
-			call("tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"second": answer(fmt.Sprint("two-", i))}})
+		wg.Go(func() { // only Errorf off the test's goroutine
+			r := c.Post(t, "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"second": answer(fmt.Sprint("two-", i))}})
+			if r.Status != http.StatusOK {
+				t.Errorf("tasks/update: HTTP %d %s", r.Status, r.Body)
+			}
 		})
 	}
 	wg.Wait()
