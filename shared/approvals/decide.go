@@ -89,7 +89,9 @@ type Outcome struct {
 }
 
 // Approved reports whether the proposal was approved by this decision.
-func (o Outcome) Approved() bool { return o.Err == nil && o.Code == "" && o.Status == proposals.StatusApproved }
+func (o Outcome) Approved() bool {
+	return o.Err == nil && o.Code == "" && o.Status == proposals.StatusApproved
+}
 
 // maxAttempts bounds how often a decision is tried again after its
 // transaction lost a race (another decision on the same proposal, or on

@@ -246,4 +246,3 @@ func (p *Page) result(out Outcome) resultView {
 	}
 	return v
 }
-
