@@ -107,6 +107,12 @@ var errContended = fmt.Errorf("approvals: the matter's ledger stayed contended: 
 func (p *Page) decide(ctx context.Context, s *Session, set *reviewSet, id string, a ask) Outcome {
 	row := set.byID[id]
 	if row == nil {
+		// No pending proposal awaits: decided already, or never one of the
+		// set's. A confirmation carried with it that no longer holds says
+		// so first (the second press of a confirmation's button).
+		if a.nonce != "" && !p.nonceLive(ctx, set, a.nonce) {
+			return Outcome{ID: id, Code: CodeNonceInvalid}
+		}
 		return Outcome{ID: id, Code: CodeProposalNotPending}
 	}
 	for attempt := 1; ; attempt++ {
@@ -126,6 +132,18 @@ func (p *Page) decide(ctx context.Context, s *Session, set *reviewSet, id string
 		case <-time.After(time.Duration(n.Int64())):
 		}
 	}
+}
+
+// nonceLive reports whether a nonce's row exists, unexpired, for the set's
+// principal (a store failure counts as not live: it is only told apart
+// from PROPOSAL_NOT_PENDING).
+func (p *Page) nonceLive(ctx context.Context, set *reviewSet, nonce string) bool {
+	if !wellFormed(nonce, NoncePrefix, nonceBytes) {
+		return false
+	}
+	it, err := p.st.Get(ctx, nonceKey(nonce))
+	return err == nil && it.String(attrTenant) == set.who.Tenant && it.String(attrDecider) == set.who.ID &&
+		p.now().Before(time.UnixMilli(it.Int(attrExpires)))
 }
 
 // reads are the rows one attempt read, by key.
@@ -191,14 +209,16 @@ func refKeys(tenant, matter string, target proposals.Target, cites []proposals.R
 // lost a race and the whole decision must be made again from a fresh read.
 //
 // Order of the checks (each answered with its code, docs/contracts.md §6):
-// the tenant's kill switch; the proposal still pending; the decider (an
+// the tenant's kill switch; the nonce the form carries, if any; the
+// proposal still pending; the decider (an
 // approver, or for a decline also the requester); the expiry; for a
 // selection, batch eligibility; requested_by present and sound; the action
 // (registered, enabled, with an impact and an executor, its args
 // decodable); an independent floor's decider other than the requester's
 // owner; the requester re-admitted now (the credential, its write scope,
 // its owner, the matter through the credential's own rules); the target
-// unmoved; the confirmation; the executor's own preconditions. Only then is
+// unmoved; a confirmation where one is needed; the executor's own
+// preconditions. Only then is
 // anything written, in one transaction.
 func (p *Page) attempt(ctx context.Context, s *Session, set *reviewSet, row *setRow, a ask) (Outcome, bool) {
 	t, m, sum := set.who.Tenant, row.Matter.ID, row.Summary
@@ -264,6 +284,18 @@ func (p *Page) attempt(ctx context.Context, s *Session, set *reviewSet, row *set
 	var tenant records.Tenant
 	if tr := rs[records.TenantKey(t)]; p.frozen[t] || (tr != nil && records.DecodeRow(*tr, &tenant) == nil && tenant.Frozen) {
 		return refuse(CodeKillSwitch)
+	}
+	// A confirmation the form carries must hold before anything else is
+	// judged: a spent, expired or foreign nonce, or one minted before the
+	// proposal or its target changed, confirms nothing.
+	var nonceOp *store.Op
+	if a.verb == verbApprove && a.nonce != "" {
+		nr := rs[nonceKey(a.nonce)]
+		if !wellFormed(a.nonce, NoncePrefix, nonceBytes) || !nonceHolds(nr, t, set.who.ID, prop, now) {
+			return refuse(CodeNonceInvalid)
+		}
+		op := store.DeleteOp(nr.Key(), store.VersionEquals(nr.Version))
+		nonceOp = &op
 	}
 	if prop.Status != proposals.StatusPending {
 		out.Status, out.Code = prop.Status, CodeProposalNotPending
@@ -344,23 +376,12 @@ func (p *Page) attempt(ctx context.Context, s *Session, set *reviewSet, row *set
 		return end(code.Effect(), code)
 	}
 
-	if target == nil || target.Version != prop.Target.Version {
+	if moved(prop, target) {
 		return refuse(CodeTargetChanged)
 	}
 
-	// The confirmation: a nonce of this decider for the proposal as it
-	// stands, or none needed.
-	var nonceOp *store.Op
-	switch {
-	case a.verb == verbConfirm:
-	case a.nonce != "":
-		nr := rs[nonceKey(a.nonce)]
-		if !wellFormed(a.nonce, NoncePrefix, nonceBytes) || !nonceHolds(nr, t, decider.ID, prop, now) {
-			return refuse(CodeNonceInvalid)
-		}
-		op := store.DeleteOp(nr.Key(), store.VersionEquals(nr.Version))
-		nonceOp = &op
-	case confirmRequired(prop, action, floor):
+	// The confirmation: the nonce checked above, or none needed.
+	if a.verb == verbApprove && nonceOp == nil && confirmRequired(prop, action, floor) {
 		return refuse(CodeConfirmationRequired)
 	}
 

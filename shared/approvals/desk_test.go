@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/custodymcp/custody/shared/approvals"
 	"github.com/custodymcp/custody/shared/approvals/ledger"
+	"github.com/custodymcp/custody/shared/approvals/outbox"
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/proposals"
 	"github.com/custodymcp/custody/shared/records"
@@ -30,6 +32,8 @@ import (
 type desk struct {
 	*servertest.Env
 	base string
+	// lastID is a test case's scratch: the proposal (or value) it works on.
+	lastID string
 }
 
 func newDesk(t *testing.T, opts ...func(*servertest.Options)) *desk {
@@ -217,7 +221,7 @@ func outcomes(t *testing.T, a page) map[string]outcome {
 	}
 	out := map[string]outcome{}
 	for _, m := range resultRow.FindAllStringSubmatch(a.Body, -1) {
-		out[m[1]] = outcome{Status: m[2], Code: m[3]}
+		out[html.UnescapeString(m[1])] = outcome{Status: m[2], Code: m[3]}
 	}
 	return out
 }
@@ -341,6 +345,16 @@ func (d *desk) addAttorney(t *testing.T, id string, matters ...string) {
 		row.Version = cur.Version + 1
 		d.putRow(t, row)
 	}
+}
+
+// outbox is the demo firm's outbox, every message.
+func (d *desk) outbox(t *testing.T) []outbox.Message {
+	t.Helper()
+	msgs, err := outbox.List(context.Background(), d.Store, seed.DemoTenant, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msgs
 }
 
 // mintKey mints another key for owner with scopes.

@@ -115,7 +115,7 @@ func (in Eligibility) Exclusions() []Exclusion {
 	if contested(p, in.Pending) {
 		out = append(out, ExclusionContested)
 	}
-	if in.Target == nil || in.Target.Version != p.Target.Version {
+	if moved(p, in.Target) {
 		out = append(out, ExclusionMoved)
 	}
 	return out
@@ -142,6 +142,19 @@ func contested(p *proposals.Proposal, pending []proposals.Summary) bool {
 		}
 	}
 	return false
+}
+
+// moved reports whether p's target row (as read now; nil when gone) has
+// moved since p was filed. A matter target's row must exist, but its
+// version is not compared: an action that adds a row to a matter does not
+// act on the matter row, and what does change there (the team, the
+// screens: records.Screen moves the version) is judged by re-reading both
+// people's reach. Any other target must be at the version filed against.
+func moved(p *proposals.Proposal, target *store.Item) bool {
+	if target == nil {
+		return true
+	}
+	return p.Target.Kind != proposals.TargetMatter && target.Version != p.Target.Version
 }
 
 // confirmRequired reports whether approving p needs a second confirmation

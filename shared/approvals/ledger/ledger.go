@@ -255,11 +255,15 @@ func Verify(ctx context.Context, st store.Store, tenant, matter string) (Report,
 	case err != nil:
 		rep.Problem = "the ledger head cannot be read"
 		return rep, nil
+	case h.Seq > int64(len(entries)):
+		rep.BrokenSeq = int64(len(entries)) + 1
+		rep.Problem = fmt.Sprintf("the head names entry %d, but the chain ends at entry %d: entries were removed", h.Seq, len(entries))
+		return rep, nil
 	case h.Seq != int64(len(entries)) || h.Hash != prev:
-		rep.Problem = fmt.Sprintf("the head names entry %d, but the chain ends at entry %d with another hash", h.Seq, len(entries))
-		if h.Seq > int64(len(entries)) {
-			rep.BrokenSeq = int64(len(entries)) + 1
-		}
+		// The last entry is not the one the head recorded: it (or the
+		// head) was rewritten.
+		rep.BrokenSeq = int64(len(entries))
+		rep.Problem = fmt.Sprintf("the head names entry %d with another hash than the chain's last entry %d", h.Seq, len(entries))
 		return rep, nil
 	}
 	rep.OK = true
