@@ -2,6 +2,7 @@ package approvals_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/custodymcp/custody/shared/proposals"
 	"github.com/custodymcp/custody/shared/records/seed"
 	"github.com/custodymcp/custody/shared/server/servertest"
+	"github.com/custodymcp/custody/shared/store/storetest"
 )
 
 // preselected finds an input that is checked before anyone touches it.
@@ -65,5 +67,58 @@ func TestARoutineProposalApprovedByOneSelectionIsCarriedOutInOneTransaction(t *t
 	again := outcomes(t, dana.review(t, []string{id}, url.Values{}))
 	if got, want := again[id].Code, "PROPOSAL_NOT_PENDING"; got != want {
 		t.Errorf("the same selection again = %v, want %s", again[id], want)
+	}
+}
+
+// The cost of a decision (docs/decisions.md "Approvers", round trips):
+// the session's two reads, the set's reload (one query of the tenant's
+// matters and one per matter the decider reaches: three for the demo
+// attorney), then per decided proposal one batch read and one
+// transaction. Nothing else.
+func TestADecisionCostsOneBatchReadAndOneTransactionPerProposal(t *testing.T) {
+	d := newDesk(t)
+	var ids []string
+	for i := range 3 {
+		ids = append(ids, d.deadline(t, servertest.Paralegal, seed.Alvarez, fmt.Sprint("Counted ", i)))
+	}
+	dana := d.signIn(t, seed.DemoAttorney)
+	methods := []string{storetest.MethodGet, storetest.MethodBatchGet, storetest.MethodQuery, storetest.MethodPut,
+		storetest.MethodUpdate, storetest.MethodDelete, storetest.MethodTransact}
+	count := func() map[string]int {
+		m := map[string]int{}
+		for _, name := range methods {
+			if n := d.Faulty.Calls(name); n > 0 {
+				m[name] = n
+			}
+		}
+		return m
+	}
+	for _, c := range []struct {
+		name string
+		ids  []string
+	}{
+		{"one proposal", ids[:1]},
+		{"two proposals in one selection", ids[1:]},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			before := count()
+			a := dana.review(t, c.ids, nil)
+			after := count()
+			got := map[string]int{}
+			for k, v := range after {
+				if v-before[k] > 0 {
+					got[k] = v - before[k]
+				}
+			}
+			n := len(c.ids)
+			want := map[string]int{storetest.MethodGet: 2, storetest.MethodQuery: 1 + len(seed.DemoMatters),
+				storetest.MethodBatchGet: n, storetest.MethodTransact: n}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("store calls of a selection of %d (-want +got):\n%s", n, diff)
+			}
+			if !allOK(a) {
+				t.Errorf("not all approved:\n%s", a.Body)
+			}
+		})
 	}
 }

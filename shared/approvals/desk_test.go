@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/custodymcp/custody/shared/approvals"
 	"github.com/custodymcp/custody/shared/approvals/ledger"
@@ -34,23 +33,32 @@ type desk struct {
 	base string
 	// lastID is a test case's scratch: the proposal (or value) it works on.
 	lastID string
+	// sessions are the MCP sessions of the roles that proposed, reused;
+	// filed numbers the idempotency keys.
+	sessions map[string]*servertest.Session
+	filed    int
 }
 
-func newDesk(t *testing.T, opts ...func(*servertest.Options)) *desk {
+func newDesk(t testing.TB, opts ...func(*servertest.Options)) *desk {
 	t.Helper()
 	o := servertest.Options{Approvals: true}
 	for _, f := range opts {
 		f(&o)
 	}
 	env := servertest.New(t, o)
-	return &desk{Env: env, base: env.HTTP.URL}
+	return &desk{Env: env, base: env.HTTP.URL, sessions: map[string]*servertest.Session{}}
 }
 
 // propose files a proposal through the role's key and returns its id.
-func (d *desk) propose(t *testing.T, role, matter, action string, args map[string]any) string {
+func (d *desk) propose(t testing.TB, role, matter, action string, args map[string]any) string {
 	t.Helper()
-	s := d.Initialize(t, role, "2025-11-25")
-	key := fmt.Sprintf("k-%d", time.Now().UnixNano())
+	s := d.sessions[role]
+	if s == nil {
+		s = d.Initialize(t, role, "2025-11-25")
+		d.sessions[role] = s
+	}
+	d.filed++
+	key := fmt.Sprintf("k-%d", d.filed)
 	res := s.Tool(t, "propose_action", servertest.ProposeArgs(matter, key, action, args))
 	sc := servertest.Structured(t, res)
 	id, _ := sc["approval_id"].(string)
@@ -61,7 +69,7 @@ func (d *desk) propose(t *testing.T, role, matter, action string, args map[strin
 }
 
 // deadline files a routine create_deadline on matter.
-func (d *desk) deadline(t *testing.T, role, matter, title string) string {
+func (d *desk) deadline(t testing.TB, role, matter, title string) string {
 	t.Helper()
 	return d.propose(t, role, matter, proposals.ActionCreateDeadline,
 		map[string]any{"title": title, "due_date": "2027-01-15", "kind": "filing"})
@@ -69,7 +77,7 @@ func (d *desk) deadline(t *testing.T, role, matter, title string) string {
 
 // production files a serve_production (confirm-required, independent) on
 // matter.
-func (d *desk) production(t *testing.T, role, matter string, docs ...string) string {
+func (d *desk) production(t testing.TB, role, matter string, docs ...string) string {
 	t.Helper()
 	ids := make([]any, len(docs))
 	for i, doc := range docs {
@@ -87,7 +95,7 @@ type person struct {
 }
 
 // signIn spends a fresh sign-in link of principal on the page.
-func (d *desk) signIn(t *testing.T, principal string) *person {
+func (d *desk) signIn(t testing.TB, principal string) *person {
 	t.Helper()
 	l, err := approvals.MintLink(context.Background(), d.Store, approvals.LinkRequest{Tenant: seed.DemoTenant, Principal: principal}, d.Clock.Now())
 	if err != nil {
@@ -115,7 +123,7 @@ type page struct {
 
 // request sends a request to the page as a browser of its origin would
 // (Origin the base's, the cookie when given).
-func (d *desk) request(t *testing.T, method, path string, form url.Values, cookie string, header map[string]string) page {
+func (d *desk) request(t testing.TB, method, path string, form url.Values, cookie string, header map[string]string) page {
 	t.Helper()
 	var body io.Reader
 	if form != nil {
@@ -152,7 +160,7 @@ func (d *desk) request(t *testing.T, method, path string, form url.Values, cooki
 	return page{Status: resp.StatusCode, Header: resp.Header, Body: string(b)}
 }
 
-func (d *desk) post(t *testing.T, path string, form url.Values, cookie string) page {
+func (d *desk) post(t testing.TB, path string, form url.Values, cookie string) page {
 	t.Helper()
 	return d.request(t, http.MethodPost, path, form, cookie, nil)
 }
@@ -161,7 +169,7 @@ func (d *desk) post(t *testing.T, path string, form url.Values, cookie string) p
 func (p *person) csrf(form string) string { return approvals.CSRFToken(p.cookie, form) }
 
 // inbox is the person's review page.
-func (p *person) inbox(t *testing.T) page {
+func (p *person) inbox(t testing.TB) page {
 	t.Helper()
 	a := p.d.request(t, http.MethodGet, "/approvals", nil, p.cookie, nil)
 	if a.Status != http.StatusOK {
@@ -171,7 +179,7 @@ func (p *person) inbox(t *testing.T) page {
 }
 
 // review posts the review form with ids (and any extra fields).
-func (p *person) review(t *testing.T, ids []string, extra url.Values) page {
+func (p *person) review(t testing.TB, ids []string, extra url.Values) page {
 	t.Helper()
 	form := url.Values{"csrf": {p.csrf(approvals.FormReview)}, "ids": ids}
 	for k, v := range extra {
@@ -182,7 +190,7 @@ func (p *person) review(t *testing.T, ids []string, extra url.Values) page {
 
 // confirm asks for the second confirmation of id and returns the page and
 // the nonce it carries ("" when none).
-func (p *person) confirm(t *testing.T, id string) (page, string) {
+func (p *person) confirm(t testing.TB, id string) (page, string) {
 	t.Helper()
 	a := p.d.post(t, "/approvals/p/"+id+"/confirm", url.Values{"csrf": {p.csrf(approvals.FormConfirm)}}, p.cookie)
 	m := regexp.MustCompile(`name="nonce" value="(cnf_[0-9a-f]{32})"`).FindStringSubmatch(a.Body)
@@ -193,7 +201,7 @@ func (p *person) confirm(t *testing.T, id string) (page, string) {
 }
 
 // decide posts the decide form of id (with a nonce when not "").
-func (p *person) decide(t *testing.T, id, nonce string) page {
+func (p *person) decide(t testing.TB, id, nonce string) page {
 	t.Helper()
 	form := url.Values{"csrf": {p.csrf(approvals.FormDecide)}}
 	if nonce != "" {
@@ -203,7 +211,7 @@ func (p *person) decide(t *testing.T, id, nonce string) page {
 }
 
 // decline posts the decline form of id.
-func (p *person) decline(t *testing.T, id string) page {
+func (p *person) decline(t testing.TB, id string) page {
 	t.Helper()
 	return p.d.post(t, "/approvals/p/"+id+"/decline", url.Values{"csrf": {p.csrf(approvals.FormDecline)}}, p.cookie)
 }
@@ -214,7 +222,7 @@ type outcome struct{ Status, Code string }
 var resultRow = regexp.MustCompile(`<tr id="result-([^"]+)" data-status="([^"]*)" data-code="([^"]*)">`)
 
 // outcomes reads a results page: id → its status and code.
-func outcomes(t *testing.T, a page) map[string]outcome {
+func outcomes(t testing.TB, a page) map[string]outcome {
 	t.Helper()
 	if a.Status != http.StatusOK {
 		t.Fatalf("results page = %d:\n%s", a.Status, a.Body)
@@ -230,7 +238,7 @@ func outcomes(t *testing.T, a page) map[string]outcome {
 func allOK(a page) bool { return strings.Contains(a.Body, `data-ok="true"`) }
 
 // proposal reads a proposal row as stored.
-func (d *desk) proposal(t *testing.T, matter, id string) *proposals.Proposal {
+func (d *desk) proposal(t testing.TB, matter, id string) *proposals.Proposal {
 	t.Helper()
 	it, err := d.Store.Get(context.Background(), proposals.Key(seed.DemoTenant, matter, id))
 	if err != nil {
@@ -244,7 +252,7 @@ func (d *desk) proposal(t *testing.T, matter, id string) *proposals.Proposal {
 }
 
 // rows lists the rows of a matter's partition under a sort-key prefix.
-func (d *desk) rows(t *testing.T, matter, prefix string) []store.Item {
+func (d *desk) rows(t testing.TB, matter, prefix string) []store.Item {
 	t.Helper()
 	pg, err := d.Store.Query(context.Background(), store.Query{PK: records.MatterPK(seed.DemoTenant, matter), SK: store.SortKeyCondition{Prefix: prefix}})
 	if err != nil {
@@ -254,7 +262,7 @@ func (d *desk) rows(t *testing.T, matter, prefix string) []store.Item {
 }
 
 // deadlines are a matter's deadline rows titled title.
-func (d *desk) deadlines(t *testing.T, matter, title string) []records.Deadline {
+func (d *desk) deadlines(t testing.TB, matter, title string) []records.Deadline {
 	t.Helper()
 	all, err := records.NewRepo(d.Store).Deadlines(context.Background(), seed.DemoTenant, matter)
 	if err != nil {
@@ -270,7 +278,7 @@ func (d *desk) deadlines(t *testing.T, matter, title string) []records.Deadline 
 }
 
 // ledgerOf is a matter's ledger entries.
-func (d *desk) ledgerOf(t *testing.T, matter string) []ledger.Entry {
+func (d *desk) ledgerOf(t testing.TB, matter string) []ledger.Entry {
 	t.Helper()
 	es, err := ledger.Entries(context.Background(), d.Store, seed.DemoTenant, matter)
 	if err != nil {
@@ -280,7 +288,7 @@ func (d *desk) ledgerOf(t *testing.T, matter string) []ledger.Entry {
 }
 
 // counter is a matter's pending counter.
-func (d *desk) counter(t *testing.T, matter string) int64 {
+func (d *desk) counter(t testing.TB, matter string) int64 {
 	t.Helper()
 	it, err := d.Store.Get(context.Background(), proposals.CounterKey(seed.DemoTenant, matter))
 	if err != nil {
@@ -291,7 +299,7 @@ func (d *desk) counter(t *testing.T, matter string) int64 {
 
 // putRow rewrites a stored row (a test planting or editing what the store
 // holds, as someone with access to the table could).
-func (d *desk) putRow(t *testing.T, it store.Item) {
+func (d *desk) putRow(t testing.TB, it store.Item) {
 	t.Helper()
 	if err := d.Store.Put(context.Background(), it); err != nil {
 		t.Fatal(err)
@@ -299,7 +307,7 @@ func (d *desk) putRow(t *testing.T, it store.Item) {
 }
 
 // editProposal rewrites a proposal row's payload with f applied.
-func (d *desk) editProposal(t *testing.T, matter, id string, f func(map[string]any)) {
+func (d *desk) editProposal(t testing.TB, matter, id string, f func(map[string]any)) {
 	t.Helper()
 	it, err := d.Store.Get(context.Background(), proposals.Key(seed.DemoTenant, matter, id))
 	if err != nil {
@@ -320,7 +328,7 @@ func (d *desk) editProposal(t *testing.T, matter, id string, f func(map[string]a
 
 // addAttorney adds a second licensed attorney to the demo firm and to the
 // teams of matters.
-func (d *desk) addAttorney(t *testing.T, id string, matters ...string) {
+func (d *desk) addAttorney(t testing.TB, id string, matters ...string) {
 	t.Helper()
 	ctx := context.Background()
 	now := d.Clock.Now()
@@ -348,7 +356,7 @@ func (d *desk) addAttorney(t *testing.T, id string, matters ...string) {
 }
 
 // outbox is the demo firm's outbox, every message.
-func (d *desk) outbox(t *testing.T) []outbox.Message {
+func (d *desk) outbox(t testing.TB) []outbox.Message {
 	t.Helper()
 	msgs, err := outbox.List(context.Background(), d.Store, seed.DemoTenant, true)
 	if err != nil {
@@ -358,7 +366,7 @@ func (d *desk) outbox(t *testing.T) []outbox.Message {
 }
 
 // mintKey mints another key for owner with scopes.
-func (d *desk) mintKey(t *testing.T, owner string, scopes ...auth.Scope) (string, *auth.Credential) {
+func (d *desk) mintKey(t testing.TB, owner string, scopes ...auth.Scope) (string, *auth.Credential) {
 	t.Helper()
 	key, cred, err := auth.Mint(context.Background(), d.Store, auth.MintRequest{Tenant: seed.DemoTenant, Owner: owner, Scopes: scopes}, d.Clock.Now())
 	if err != nil {
