@@ -16,9 +16,9 @@ type Principal struct {
 }
 
 // Inbox is where the inbox's two lists come from (docs/decisions.md
-// "Approvers"). The governed-writes work implements it over its proposal
-// rows (issue 13's shared/proposals); the page only shows what it returns
-// and decides nothing from it: every decision re-reads the store.
+// "Approvers"). The page's own (a nil Config.Inbox) reads them from the
+// proposal rows of shared/proposals; the page only shows what an Inbox
+// returns and decides nothing from it: every decision re-reads the store.
 type Inbox interface {
 	// Decidable returns the pending proposals p may decide now: of matters
 	// p reaches as a licensed attorney on the team and not screened, any
