@@ -403,6 +403,9 @@ func approvalPage(cfg Config, repo *records.Repo) (*approvals.Page, error) {
 		return nil, nil
 	}
 	pc := approvals.Config{Store: cfg.Store, Repo: repo, PublicBaseURL: cfg.PublicBaseURL, AllowHTTP: cfg.AllowHTTPBase,
+		// The registry propose_action files against (writetools' default)
+		// and the tool pipeline's kill switch decide the page's decisions.
+		Actions: proposals.Default(), FrozenTenants: cfg.KillSwitch.FrozenTenants,
 		AuditRetention: cfg.AuditRetention, Logger: cfg.Logger, Now: cfg.Now}
 	if cfg.OIDC != nil {
 		if cfg.OAuth == nil {
