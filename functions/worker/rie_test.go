@@ -25,10 +25,11 @@ import (
 
 const workerPkg = "github.com/custodymcp/custody/functions/worker"
 
-func startWorker(t *testing.T, e *workerEnv) *rietest.Process {
+// startWorker starts the worker under the RIE (rie, from rietest.Binary,
+// asked for first so that a missing RIE skips before anything starts).
+func startWorker(t *testing.T, rie string, e *workerEnv) *rietest.Process {
 	t.Helper()
-	rie, boot := rietest.Binary(t), rietest.Build(t, workerPkg)
-	return rietest.Start(t, rie, boot, "WorkerFunction", workerTimeout, e.env())
+	return rietest.Start(t, rie, rietest.Build(t, workerPkg), "WorkerFunction", workerTimeout, e.env())
 }
 
 // invokeSQS posts one SQS event and decodes the SQSEventResponse.
@@ -64,8 +65,9 @@ func logLines(out, message string) []map[string]any {
 // runs nothing). One "batch" line per invocation carries the Lambda
 // request id and the failed ids.
 func TestRuntimeEmulatorFB37MixedBatchReportsOnlyTheFailingRecord(t *testing.T) {
+	rie := rietest.Binary(t)
 	e := newWorkerEnv(t)
-	p := startWorker(t, e)
+	p := startWorker(t, rie, e)
 	n := 0
 	fb37(t, e, func(raw []byte) events.SQSEventResponse {
 		n++
@@ -97,8 +99,9 @@ func TestRuntimeEmulatorFB37MixedBatchReportsOnlyTheFailingRecord(t *testing.T) 
 // instead of retrying it into the dead-letter queue. The holder then
 // finishes: the task completes once.
 func TestRuntimeEmulatorAClaimLostToALiveLeaseReportsSuccess(t *testing.T) {
+	rie := rietest.Binary(t)
 	e := newWorkerEnv(t)
-	p := startWorker(t, e)
+	p := startWorker(t, rie, e)
 	holder := inProcess(t, e)
 	id, rec := e.createTask(t)
 	release := e.Wire.hold(id)
