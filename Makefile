@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 GO    ?= go
 
-.PHONY: run test test-go vet fuzz conformance bench clean tools-rie build-McpFunction
+.PHONY: run test test-go vet fuzz conformance bench clean tools-rie build-McpFunction build-WorkerFunction build-SweeperFunction
 
 # make run ARGS="-addr 127.0.0.1:18080 -data /tmp/custody-2" passes flags on.
 # The server is built first and run as itself (not under go run), so Ctrl-C
@@ -83,13 +83,22 @@ tools-rie:
 	  touch $(RIE_STAMP); fi
 
 # Lambda builds, called by `sam build` (template.yaml: Metadata BuildMethod
-# makefile) with ARTIFACTS_DIR set; by hand they write to bin/<Function>.
-ARTIFACTS_DIR ?= $(CURDIR)/bin/McpFunction
+# makefile) with ARTIFACTS_DIR set; by hand they write to bin/<Function>
+# (expanded in each recipe: build-WorkerFunction writes bin/WorkerFunction).
+ARTIFACTS_DIR ?= $(CURDIR)/bin/$(patsubst build-%,%,$@)
 
 # Stripped (-s -w: no symbol table, no DWARF; panics still print their
 # stack): Lambda downloads and maps the binary at every cold start.
 build-McpFunction:
 	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' -o $(ARTIFACTS_DIR)/bootstrap ./functions/mcp
+
+# The task worker (the task queue's event source mapping) and the sweeper
+# (every minute), built as McpFunction is.
+build-WorkerFunction:
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' -o $(ARTIFACTS_DIR)/bootstrap ./functions/worker
+
+build-SweeperFunction:
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' -o $(ARTIFACTS_DIR)/bootstrap ./functions/sweeper
 
 bench:
 	./scripts/bench/run.sh
@@ -102,4 +111,4 @@ clean:
 # registry the project installs from serves it.
 .PHONY: lint-template
 lint-template:
-	cfn-lint -t template.yaml
+	cfn-lint -t template.yaml infra/operations.yaml

@@ -115,6 +115,7 @@ func (s *Service) sweepLease(ctx context.Context, r *Row, now time.Time, rep *sw
 		case err != nil:
 			return fmt.Errorf("fail task %s: %w", r.ID, err)
 		}
+		s.log.InfoContext(ctx, "task finished", "taskId", r.ID, "tool", r.Tool, "status", StatusFailed, "reason", ReasonAttemptsExhausted)
 		rep.Add("failed")
 		return nil
 	}

@@ -254,6 +254,9 @@ func (s *Service) finish(ctx context.Context, r *Row, holder string, rec *audit.
 		var tx *store.TxCanceledError
 		switch {
 		case err == nil:
+			// One line per outcome: what the worker function's log metrics
+			// count (template.yaml, TasksCompleted and TasksFailed).
+			s.log.InfoContext(ctx, "task finished", "taskId", r.ID, "tool", r.Tool, "status", status, "attempt", r.Attempts)
 			if writes != nil {
 				for _, e := range writes.After {
 					if err := e.Run(ctx); err != nil {
