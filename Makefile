@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 GO    ?= go
 
-.PHONY: run test test-go vet fuzz conformance bench clean tools-rie build-McpFunction
+.PHONY: run test test-go vet fuzz conformance bench clean tools-rie build-McpFunction build-WorkerFunction build-SweeperFunction
 
 # make run ARGS="-addr 127.0.0.1:18080 -data /tmp/custody-2" passes flags on.
 # The server is built first and run as itself (not under go run), so Ctrl-C
@@ -52,11 +52,14 @@ fuzz:
 # The official MCP conformance suite (0.1.16; 0.2.0-alpha.12 with
 # --requirements 2025-11-25 and with --requirements 2026-07-28) and the
 # TypeScript SDK interop test, against the dev server's loopback fixture
-# profile. Any scored failure fails the target; no baseline is used. Node 22 and the npm packages are
+# profile. Any failing scenario fails the target, scored or not (the runner reads
+# each scenario's line); no baseline is used. Node 22 and the npm packages are
 # installed into .tools/ on first use by shared/nodetest (the machine's npm is
 # the installer; lockfiles in scripts/conformance/npm and scripts/interop/ts pin
 # them). The same installer puts fauxqs, the SQS emulator of the SQS engine's
-# tests, there (lockfile in shared/queue/sqsqueue/fauxqstest/npm).
+# tests, there (lockfile in shared/queue/sqsqueue/fauxqstest/npm), and the
+# TypeScript v2 client with ext-tasks of shared/tasks' interop test
+# (lockfile in scripts/interop/ts-tasks).
 conformance:
 	$(GO) run ./scripts/conformance
 
@@ -81,13 +84,22 @@ tools-rie:
 	  touch $(RIE_STAMP); fi
 
 # Lambda builds, called by `sam build` (template.yaml: Metadata BuildMethod
-# makefile) with ARTIFACTS_DIR set; by hand they write to bin/<Function>.
-ARTIFACTS_DIR ?= $(CURDIR)/bin/McpFunction
+# makefile) with ARTIFACTS_DIR set; by hand they write to bin/<Function>
+# (expanded in each recipe: build-WorkerFunction writes bin/WorkerFunction).
+ARTIFACTS_DIR ?= $(CURDIR)/bin/$(patsubst build-%,%,$@)
 
 # Stripped (-s -w: no symbol table, no DWARF; panics still print their
 # stack): Lambda downloads and maps the binary at every cold start.
 build-McpFunction:
 	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' -o $(ARTIFACTS_DIR)/bootstrap ./functions/mcp
+
+# The task worker (the task queue's event source mapping) and the sweeper
+# (every minute), built as McpFunction is.
+build-WorkerFunction:
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' -o $(ARTIFACTS_DIR)/bootstrap ./functions/worker
+
+build-SweeperFunction:
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' -o $(ARTIFACTS_DIR)/bootstrap ./functions/sweeper
 
 bench:
 	./scripts/bench/run.sh
@@ -100,4 +112,4 @@ clean:
 # registry the project installs from serves it.
 .PHONY: lint-template
 lint-template:
-	cfn-lint -t template.yaml
+	cfn-lint -t template.yaml infra/operations.yaml

@@ -16,6 +16,7 @@ import (
 
 	"github.com/custodymcp/custody/shared/approvals"
 	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/proposals"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/records/seed"
 	"github.com/custodymcp/custody/shared/store"
@@ -104,6 +105,10 @@ const (
 	placeholderSignIn = "{{SIGNIN_TOKEN}}"
 	placeholderCookie = "{{APPROVALS_COOKIE}}"
 	placeholderCSRF   = "{{APPROVALS_CSRF}}"
+	// The review form's: its CSRF token (on the inbox, which lists the
+	// pending proposal the play filed) and that proposal's id.
+	placeholderReviewCSRF = "{{APPROVALS_REVIEW_CSRF}}"
+	placeholderProposal   = "{{PROPOSAL_ID}}"
 )
 
 // response is an answer as an HTTP client sees it.
@@ -156,17 +161,63 @@ func (e *emulator) envFor(d frontDoor) map[string]string {
 type sampleSession struct {
 	key, sessionID       string
 	signIn, cookie, csrf string
+	reviewCSRF, proposal string
 }
 
-// session is the start of one play of the samples: the emulator's key and
-// a fresh sign-in link of the demo attorney (a link works once).
+// session is the start of one play of the samples: the emulator's key, a
+// fresh sign-in link of the demo attorney (a link works once) and a fresh
+// pending proposal for the review form to approve.
 func (e *emulator) session(t *testing.T) *sampleSession {
 	t.Helper()
 	l, err := approvals.MintLink(context.Background(), e.Store, approvals.LinkRequest{Tenant: seed.DemoTenant, Principal: seed.DemoAttorney}, time.Now())
 	if err != nil {
 		t.Fatalf("mint a sign-in link: %v", err)
 	}
-	return &sampleSession{key: e.Key, signIn: l.Token}
+	return &sampleSession{key: e.Key, signIn: l.Token, proposal: e.fileProposal(t)}
+}
+
+// fileProposal files a routine create_deadline proposal of the demo
+// paralegal on Alvarez, with the rows propose_action writes
+// (proposals.Proposal.FileOps), and returns its id.
+func (e *emulator) fileProposal(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now().UTC()
+	_, cred, err := auth.Mint(ctx, e.Store, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoParalegal,
+		Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}, Label: "functions/mcp sample proposal"}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	matterRow, err := e.Store.Get(ctx, records.MatterKey(seed.DemoTenant, seed.Alvarez))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m records.Matter
+	if err := records.DecodeRow(matterRow, &m); err != nil {
+		t.Fatal(err)
+	}
+	action, _ := proposals.Default().Action(proposals.ActionCreateDeadline)
+	raw := []byte(`{"due_date":"2027-01-15","kind":"filing","title":"Sample reply brief"}`)
+	args, err := action.Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eff := action.Effective(proposals.Config{})
+	p := &proposals.Proposal{ID: proposals.ID(cred.ID, seed.Alvarez, "sample"), Tenant: seed.DemoTenant, CaseID: seed.Alvarez,
+		Action: action.Name, Args: raw, ArgsDigest: strings.Repeat("0", 64),
+		Target: proposals.Target{Ref: proposals.Ref{Kind: proposals.TargetMatter, ID: seed.Alvarez}, Version: matterRow.Version},
+		Impact: action.Impact, WhatWillHappen: action.WhatWillHappen(args, m), DeliverableNoun: action.DeliverableNoun,
+		SupervisionFloor: eff.Floor, BatchEligible: action.BatchEligible(eff), Reason: "The order sets it.", StrippedFields: []string{},
+		RequestedBy: proposals.RequestedBy{Kind: "principal", Ref: cred.Reference()}, CredentialKeyHash: cred.KeyHash,
+		FiledVia: "propose_action", CreatedAt: now, ExpiresAt: now.Add(proposals.Life)}
+	ops, err := p.FileOps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Store.Transact(ctx, ops); err != nil {
+		t.Fatalf("file the sample proposal: %v", err)
+	}
+	return p.ID
 }
 
 // sampleBase is the emulator runs' PUBLIC_BASE_URL (emulator.env).
@@ -174,7 +225,8 @@ const sampleBase = "http://127.0.0.1"
 
 // sampleSession's sequence: initialize, the initialized notification,
 // tools/list, a read tool, DELETE; the approval page's sign-in (a form
-// body), its inbox (the cookie) and sign-out (cookie and form); then an
+// body), its inbox (the cookie), the review form approving the pending
+// proposal (cookie and form) and sign-out (cookie and form); then an
 // unauthenticated call. Every front door has a file of each step; every
 // other file in events/mcp is one of refusalSamples (a test holds them so).
 var sampleSteps = []sampleStep{
@@ -263,6 +315,22 @@ var sampleSteps = []sampleStep{
 		}
 		rest := body[i+len(field):]
 		s.csrf = rest[:strings.IndexByte(rest, '"')]
+		j := strings.Index(body, `action="`+sampleBase+`/approvals/review"`)
+		if j < 0 || !strings.Contains(body, `name="ids" value="`+s.proposal+`"`) {
+			t.Fatalf("the inbox offers no selection of the pending proposal %s:\n%s", s.proposal, body)
+		}
+		rest = body[j:]
+		rest = rest[strings.Index(rest, field)+len(field):]
+		s.reviewCSRF = rest[:strings.IndexByte(rest, '"')]
+	}},
+	{"approvals-review-post", func(t testing.TB, r response, s *sampleSession) {
+		if r.Status != http.StatusOK || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
+			t.Fatalf("review = %d %q, want an HTML page:\n%s", r.Status, r.Header.Get("Content-Type"), r.Body)
+		}
+		body := string(r.Body)
+		if !strings.Contains(body, `id="result-`+s.proposal+`" data-status="approved" data-code=""`) || !strings.Contains(body, `data-ok="true"`) {
+			t.Errorf("the review did not approve %s:\n%s", s.proposal, body)
+		}
 	}},
 	{"approvals-signout", func(t testing.TB, r response, _ *sampleSession) {
 		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != sampleBase+"/approvals/signin" {
@@ -305,7 +373,8 @@ func readSample(t testing.TB, file string, s *sampleSession) []byte {
 		t.Fatalf("read sample: %v", err)
 	}
 	return []byte(strings.NewReplacer(placeholderKey, s.key, placeholderSession, s.sessionID,
-		placeholderSignIn, s.signIn, placeholderCookie, s.cookie, placeholderCSRF, s.csrf).Replace(string(raw)))
+		placeholderSignIn, s.signIn, placeholderCookie, s.cookie, placeholderCSRF, s.csrf,
+		placeholderReviewCSRF, s.reviewCSRF, placeholderProposal, s.proposal).Replace(string(raw)))
 }
 
 // playSamples plays door d's samples in order through invoke, from s.

@@ -60,6 +60,14 @@
 // sends them again. POST /admin/sweep?at=<time> runs one sweep at a chosen
 // time (for tests that cannot wait out a lease).
 //
+// On DynamoDB the tasks may travel on SQS instead, as on AWS:
+// TASK_QUEUE_URL names the queue (SQS_ENDPOINT an emulator's, such as
+// fauxqs), and TASK_DEAD_LETTER_QUEUE_URL, when set, its dead-letter queue,
+// which the sweeper then reads (the dead-letter duty). Every server on the
+// table sends to that queue and, unless started with -task-worker=false,
+// polls it: a task created through one is run by whichever polls first,
+// another process included.
+//
 // -oauth-issuer and -oauth-jwks-url (default $OAUTH_ISSUER, $OAUTH_JWKS_URL)
 // make /mcp an OAuth resource server beside its keys, as the Lambda's
 // OAUTH_* variables do (shared/auth/oauth; OAUTH_REQUIRED_SCOPE,
@@ -148,6 +156,8 @@ environment:
   STORE_ENGINE       file (default) or dynamodb
   DYNAMODB_TABLE     the table (dynamodb)
   DYNAMODB_ENDPOINT  an emulator's base URL (emulators only)
+  TASK_QUEUE_URL     tasks on this SQS queue instead of in process (dynamodb); SQS_ENDPOINT an
+                     emulator's base URL; TASK_DEAD_LETTER_QUEUE_URL its dead-letter queue
   OAUTH_ISSUER, OAUTH_JWKS_URL and the other OAUTH_* variables: see -oauth-issuer
   OIDC_CLIENT_ID, OIDC_AUTHORIZATION_ENDPOINT, OIDC_TOKEN_ENDPOINT, OIDC_SCOPES: the approval
                      page's sign-in at the OAuth issuer (a public client)
@@ -170,6 +180,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	scanner := flags.String("scanner", "signature", "the upload lane's malware scanner: signature (EICAR by content) or off (the lane refuses)")
 	s3Addr := flags.String("s3-addr", "127.0.0.1:0", "listen address of the in-process local S3 server (loopback; its URL is in part URLs)")
 	s3URL := flags.String("s3", "", "use the local S3 server at this URL instead of starting one (e.g. one shared by several dev servers)")
+	taskWorker := flags.Bool("task-worker", true, "run the task worker in this process (false: tasks are only created here, and another process on the same SQS queue runs them)")
 	usage := func() {
 		fmt.Fprintf(flags.Output(), "usage: go run ./scripts/dev [flags]   (or: make run ARGS=\"flags\")\n\n%s\nflags:\n", usageEnvironment)
 		flags.PrintDefaults()
@@ -256,7 +267,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// Tasks: the in-process queue, delivered to the worker by a dispatcher
 	// as Lambda's event source delivers SQS (issue 11 brings SQS and the
 	// worker and sweeper Lambdas).
-	taskQueue, err := memqueue.New(memqueue.Options{VisibilityTimeout: taskVisibility})
+	taskQueue, deadLetter, queueName, err := devTaskQueue(ctx, getenv, eng)
 	if err != nil {
 		ln.Close()
 		return err
@@ -265,7 +276,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Store: st, CursorKey: cursorKey, AllowedOrigins: origins,
 		AllowedHosts: loopbackHosts(bound), Logger: logger, ToolPageSize: *pageSize,
 		Lane:      &server.LaneConfig{Blob: blobs, Scanner: sc, PublicBaseURL: "http://" + bound.String()},
-		TaskQueue: taskQueue,
+		TaskQueue: taskQueue, TaskDeadLetter: deadLetter,
 	}
 	if *fixtures {
 		// A name such as localhost may still have resolved elsewhere.
@@ -305,13 +316,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if fs, ok := st.Store.(*filestore.Store); ok {
 		duties = append(duties, &sweep.Expired{Engine: fs, Every: purgeEvery})
 	}
-	dispatcher, err := queue.Dispatch(taskQueue, srv.Tasks.Handle, &queue.DispatchOptions{
-		MaximumConcurrency: taskConcurrency, Timeout: tasks.DefaultExecutionCap + tasks.ExecutionMargin, Logger: logger})
-	if err != nil {
-		ln.Close()
-		return err
+	if *taskWorker {
+		dispatcher, err := queue.Dispatch(taskQueue, srv.Tasks.Handle, &queue.DispatchOptions{
+			MaximumConcurrency: taskConcurrency, Timeout: tasks.DefaultExecutionCap + tasks.ExecutionMargin, Logger: logger})
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer stopDispatcher(dispatcher, stderr) // before the store closes (defers run last-in first-out)
 	}
-	defer stopDispatcher(dispatcher, stderr) // before the store closes (defers run last-in first-out)
 	sweepCtx, stopSweeper := context.WithCancel(ctx)
 	sweeperDone := make(chan struct{})
 	go func() { defer close(sweeperDone); runSweeper(sweepCtx, duties, logger, sweepInterval) }()
@@ -344,6 +357,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	lane := fmt.Sprintf("Uploads: staging and record buckets on the local S3 server at %s; scanner %s (%s).",
 		blobURL, *scanner, scanpkg.PostureOf(ctx, sc))
 	printBanner(stdout, bound, key, eng, dir, lane)
+	worker := "run by this process's worker"
+	if !*taskWorker {
+		worker = "run by another process (-task-worker=false)"
+	}
+	fmt.Fprintf(stdout, "Tasks: on %s, %s.\n", queueName, worker)
 	fmt.Fprintf(stdout, "Approval page: %s/approvals (sign in with a link: custodyctl signin-link --principal %s)\n",
 		cfg.PublicBaseURL, seed.DemoAttorney)
 	if *fixtures {
@@ -485,6 +503,35 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// devTaskQueue is the task queue: in process (memqueue) by default; on SQS
+// when TASK_QUEUE_URL is set (the DynamoDB build only: a file engine's
+// tasks cannot be run by another process), with its dead-letter queue when
+// TASK_DEAD_LETTER_QUEUE_URL is. name says which, for the banner.
+func devTaskQueue(ctx context.Context, getenv func(string) string, eng engine.Config) (q queue.Queue, deadLetter queue.Consumer, name string, err error) {
+	url, dlq, endpoint := getenv("TASK_QUEUE_URL"), getenv("TASK_DEAD_LETTER_QUEUE_URL"), getenv("SQS_ENDPOINT")
+	if url == "" {
+		if dlq != "" || endpoint != "" {
+			return nil, nil, "", errors.New("TASK_DEAD_LETTER_QUEUE_URL and SQS_ENDPOINT need TASK_QUEUE_URL")
+		}
+		mq, err := memqueue.New(memqueue.Options{VisibilityTimeout: taskVisibility})
+		return mq, nil, "the in-process queue", err
+	}
+	if eng.Engine != engine.DynamoDB || sqsOpener == nil {
+		return nil, nil, "", errors.New("TASK_QUEUE_URL needs STORE_ENGINE=dynamodb and the DynamoDB build (-tags dynamodb): the file engine's tasks are this process's alone")
+	}
+	if q, err = sqsOpener(ctx, url, endpoint); err != nil {
+		return nil, nil, "", err
+	}
+	if dlq != "" {
+		dq, err := sqsOpener(ctx, dlq, endpoint)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		return q, dq, "SQS " + url + " (dead letters: " + dlq + ")", nil
+	}
+	return q, nil, "SQS " + url, nil
 }
 
 // stopDispatcher stops the task dispatcher, giving running tasks a few

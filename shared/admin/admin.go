@@ -84,7 +84,9 @@ type Route struct {
 // the approval page's sign-in links (signin.go): /admin/signin-links (POST),
 // the upload grants (grants.go): /admin/grants (GET ?tenant=…, POST) and
 // /admin/grants/{id}/revoke (POST ?tenant=…),
-// the autonomy settings (autonomy.go: GET and POST /admin/autonomy),
+// the autonomy settings (autonomy.go: GET and POST /admin/autonomy), the
+// firm's outbox and the decision ledger's check (approvals.go: GET
+// /admin/outbox, POST /admin/outbox/{id}/ack, GET /admin/ledger/verify),
 // and the extra routes, each only when signed after a challenge, and POST
 // /admin/challenge, the one route that takes no credential (handshake.go).
 // token is the data folder's admin token; now dates nonces and records.
@@ -137,6 +139,7 @@ func Handler(st store.Store, token string, now func() time.Time, extra ...Route)
 	signInRoutes(mux, st, now)
 	grantRoutes(mux, st, now)
 	autonomyRoutes(mux, st, now)
+	approvalRoutes(mux, st, now)
 	return guard(&authenticator{token: token, now: now, pending: map[string]time.Time{}}, mux)
 }
 

@@ -106,6 +106,7 @@ func Kinds() []Kind {
 		{Name: "fact", PK: "T#{tenant}#M#{matter}", SK: "FACT#{fact}", Owner: "shared/records"},
 		{Name: "deadline", PK: "T#{tenant}#M#{matter}", SK: "DL#{due}#{deadline}", Owner: "shared/records"},
 		{Name: "case note", PK: "T#{tenant}#M#{matter}", SK: "NOTE#{time}#{note}", Owner: "shared/records"},
+		{Name: "exhibit", PK: "T#{tenant}#M#{matter}", SK: "EXH#{label}", Owner: "shared/records"},
 
 		// Credentials (shared/auth), their rate buckets and session counts.
 		{Name: "credential", PK: "CRED#{key hash}", SK: "CRED", Owner: "shared/auth"},
@@ -159,5 +160,15 @@ func Kinds() []Kind {
 		{Name: "sign-in link", PK: "SIGNIN#{sha256}", SK: "SIGNIN", Owner: "shared/approvals"},
 		{Name: "approval session", PK: "APPSESS#{sha256}", SK: "APPSESS", Owner: "shared/approvals"},
 		{Name: "OIDC sign-in state", PK: "OIDC#{sha256}", SK: "OIDC", Owner: "shared/approvals"},
+
+		// The approval page's decisions (issue 14): confirmation nonces
+		// (shared/approvals, by the SHA-256 of the nonce), each matter's
+		// hash-chained decision ledger (shared/approvals/ledger) and the
+		// firm's outbox of approved external acts
+		// (shared/approvals/outbox).
+		{Name: "confirmation nonce", PK: "NONCE#{sha256}", SK: "NONCE", Owner: "shared/approvals"},
+		{Name: "decision ledger entry", PK: "T#{tenant}#M#{matter}", SK: "LEDGER#{seq}", Owner: "shared/approvals/ledger"},
+		{Name: "decision ledger head", PK: "T#{tenant}#M#{matter}", SK: "LEDGERHEAD", Owner: "shared/approvals/ledger"},
+		{Name: "firm outbox message", PK: "T#{tenant}#OUTBOX", SK: "{time}#{message}", Owner: "shared/approvals/outbox"},
 	}
 }

@@ -28,6 +28,11 @@ type ServerCapabilities struct {
 	// sessions of that revision, and only when tasks are served
 	// (docs/protocol.md "Tasks").
 	Tasks *TasksCapability `json:"tasks,omitempty"`
+	// Extensions are the protocol extensions served, by identifier, each
+	// with its settings ({} for none). Only the 2026-07-28 era's
+	// server/discover carries them: there the tasks extension replaces
+	// the 2025-11-25 Tasks slot (docs/protocol.md "Tasks").
+	Extensions map[string]struct{} `json:"extensions,omitempty"`
 }
 
 // TasksCapability is the server's tasks capability of 2025-11-25 (MCP

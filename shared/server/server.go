@@ -149,6 +149,11 @@ type Config struct {
 	// Store, Tools, Gate, Queue, Cursors, Funnel, Logger and Now are the
 	// composition's own.
 	TaskOptions tasks.Options
+	// TaskDeadLetter, with TaskQueue, is the consuming side of the task
+	// queue's dead-letter queue: Server.Duties then includes the tasks'
+	// dead-letter duty (tasks.Service.DeadLetterDuty), which fails each
+	// dead-lettered task with a reason. nil: no dead-letter queue is read.
+	TaskDeadLetter queue.Consumer
 	// PublicBaseURL is the base URL clients and browsers reach this server
 	// at, the API stage's path included. Set, the approval page is served
 	// under /approvals (package approvals) and builds every link, form
@@ -396,6 +401,9 @@ func New(cfg Config) (*Server, error) {
 	out.Duties = append(out.Duties, proposals.NewExpiry(cfg.Store, 0))
 	if svc != nil {
 		out.Duties = append(out.Duties, svc.Duties()...)
+		if cfg.TaskDeadLetter != nil {
+			out.Duties = append(out.Duties, svc.DeadLetterDuty(cfg.TaskDeadLetter))
+		}
 	}
 	return out, nil
 }
@@ -411,6 +419,9 @@ func approvalPage(cfg Config, repo *records.Repo) (*approvals.Page, error) {
 		return nil, nil
 	}
 	pc := approvals.Config{Store: cfg.Store, Repo: repo, PublicBaseURL: cfg.PublicBaseURL, AllowHTTP: cfg.AllowHTTPBase,
+		// The registry propose_action files against (writetools' default)
+		// and the tool pipeline's kill switch decide the page's decisions.
+		Actions: proposals.Default(), FrozenTenants: cfg.KillSwitch.FrozenTenants,
 		AuditRetention: cfg.AuditRetention, Logger: cfg.Logger, Now: cfg.Now}
 	if cfg.OIDC != nil {
 		if cfg.OAuth == nil {

@@ -47,11 +47,15 @@ func (s *Service) ttlOf(ttl *int64) time.Duration {
 // Create implements tools.Tasks: the task row, queued, joins the
 // request's one transaction (with its arguments' parts when they are
 // large), the message to the worker follows the commit, and the audit row
-// of the request is the task's creation row (outcome task:created).
-func (s *Service) Create(ctx context.Context, req *mcp.Request, inv tools.Invocation, ttl *int64) (any, error) {
+// of the request is the task's creation row (outcome task:created). The
+// task keeps the revision of the request that created it: its dialect
+// (ext2026.go), in which alone its methods find it. The answer is the
+// 2025-11-25 CreateTaskResult, or in the 2026-07-28 era the flat task
+// (resultType "task", with ttlMs and pollIntervalMs).
+func (s *Service) Create(ctx context.Context, req *mcp.Request, inv tools.Invocation, task tools.NewTask) (any, error) {
 	now := req.Started
 	cred := inv.Credential
-	life := s.ttlOf(ttl)
+	life := s.ttlOf(task.TTL)
 	r := &Row{Tenant: cred.Tenant, CredentialID: cred.ID, ID: newID(now), Version: 1,
 		Status: StatusQueued, Tool: inv.Name, Matter: inv.Audit.Matter, Revision: inv.Revision,
 		Ref: cred.Reference(), Created: now, Updated: now, TTL: life, Poll: s.opts.PollInterval,
@@ -81,8 +85,21 @@ func (s *Service) Create(ctx context.Context, req *mcp.Request, inv tools.Invoca
 	} else {
 		attrs[aArgsParts] = int64(len(args.parts))
 	}
-	if t := req.Params.ProgressToken(); t != nil {
+	if t := req.Params.ProgressToken(); t != nil && !req.Era2026() {
+		// The extension sends no progress notifications: a 2026 task's
+		// progress is its statusMessage (ext2026.go).
 		attrs[aProgressToken] = []byte(t)
+	}
+	if len(task.Answers) > 0 {
+		answers := make(map[string]Answer, len(task.Answers))
+		for k, v := range task.Answers {
+			answers[k] = Answer{Result: v}
+		}
+		enc, err := json.Marshal(answers)
+		if err != nil {
+			return nil, fmt.Errorf("create task: %w", err)
+		}
+		attrs[aInputAnswers] = enc
 	}
 	k := r.Key()
 	pk, sk := indexEntry(indexQueued, r.ID, now.Add(s.opts.UnclaimedAfter))
@@ -97,6 +114,9 @@ func (s *Service) Create(ctx context.Context, req *mcp.Request, inv tools.Invoca
 	})
 	inv.Audit.TaskID = r.ID
 	inv.Audit.Outcome = audit.OutcomeTaskCreated
+	if r.Dialect2026() {
+		return createResult2026(r)
+	}
 	return CreateTaskResult{Task: r.Wire(), Meta: map[string]any{
 		metaImmediate: fmt.Sprintf("Started task %s (%s); its result will come from tasks/result.", r.ID, r.Tool),
 	}}, nil

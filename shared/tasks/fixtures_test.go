@@ -2,6 +2,8 @@ package tasks_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -33,6 +35,7 @@ const rev = "2025-11-25"
 // repeat), says so on entered, and waits on release (or its context).
 type gate struct {
 	runs    atomic.Int64
+	asks    atomic.Int64 // runs of the asking fixtures (fixture_ask_many, fixture_before)
 	entered chan struct{}
 	release chan struct{}
 	once    *sync.Once
@@ -95,7 +98,19 @@ const (
 	askTool      = "fixture_ask"
 	progressTool = "fixture_progress"
 	syncTool     = "fixture_sync"
+	panicTool    = "fixture_panics"
+	askManyTool  = "fixture_ask_many"
+	beforeTool   = "fixture_before"
 )
+
+// askMany is how many questions fixture_ask_many asks at once.
+const askMany = 8
+
+// elicitText is a form question for one text field "answer".
+func elicitText(message string) map[string]any {
+	return map[string]any{"message": message, "requestedSchema": map[string]any{"type": "object",
+		"properties": map[string]any{"answer": map[string]any{"type": "string"}}}}
+}
 
 // bigText is fixture_big's answer: well over the store's 400 KB item limit.
 var bigText = strings.Repeat("All work and no play makes a long result. ", 11_000)
@@ -147,6 +162,39 @@ func fixtures(g *gate) func(*tools.Registry) error {
 			tools.Register(reg, spec(syncTool, ""), func(context.Context, *tools.Call, EmptyInput) (tools.Raw, error) {
 				return tools.Raw{Content: []mcp.Content{mcp.TextContent("sync")}}, nil
 			}),
+			tools.Register(reg, spec(panicTool, tools.TaskOptional), func(context.Context, *tools.Call, EmptyInput) (tools.Raw, error) {
+				panic("fixture_panics panics")
+			}),
+			// Asks askMany questions at once (q0 … q7), and answers with
+			// every answer in order.
+			tools.Register(reg, spec(askManyTool, tools.TaskOptional), func(ctx context.Context, c *tools.Call, _ EmptyInput) (tools.Raw, error) {
+				g.asks.Add(1)
+				var answers []string
+				pending := false
+				for i := range askMany {
+					raw, err := c.Peer.Ask(ctx, fmt.Sprintf("q%d", i), "elicitation/create", elicitText(fmt.Sprintf("Question %d?", i)))
+					switch {
+					case errors.Is(err, mcp.ErrInputRequired):
+						pending = true
+					case err != nil:
+						return tools.Raw{}, err
+					default:
+						answers = append(answers, string(raw))
+					}
+				}
+				if pending {
+					return tools.Raw{}, mcp.ErrInputRequired
+				}
+				return tools.Raw{Content: []mcp.Content{mcp.TextContent(strings.Join(answers, "\n"))}}, nil
+			}),
+			tools.Register(reg, before(spec(beforeTool, tools.TaskRequired)), func(ctx context.Context, c *tools.Call, _ EmptyInput) (tools.Raw, error) {
+				g.asks.Add(1)
+				ans, err := c.Peer.Ask(ctx, "name", "elicitation/create", elicitText("Your name?"))
+				if err != nil {
+					return tools.Raw{}, err
+				}
+				return tools.Raw{Content: []mcp.Content{mcp.TextContent("hello " + string(ans))}}, nil
+			}),
 		} {
 			if err != nil {
 				return err
@@ -154,6 +202,16 @@ func fixtures(g *gate) func(*tools.Registry) error {
 		}
 		return nil
 	}
+}
+
+// before makes a fixture ask for "name" before its task is created
+// (tools.Spec.BeforeTask).
+func before(s tools.Spec) tools.Spec {
+	s.BeforeTask = func(ctx context.Context, p mcp.Peer, _ json.RawMessage) error {
+		_, err := p.Ask(ctx, "name", "elicitation/create", elicitText("Your name?"))
+		return err
+	}
+	return s
 }
 
 // taskEnv is an Env that serves tasks, with the fixtures and a queue.

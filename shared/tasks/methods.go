@@ -4,21 +4,38 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/mcp"
 	"github.com/custodymcp/custody/shared/store"
 )
 
-// Install registers tasks/get, tasks/list, tasks/result and tasks/cancel
-// on s (2025 era; a session of a revision without tasks gets -32601), and
-// makes s resolve the answers to tasks' questions (BoundQuestions, set on
+// Install registers the task methods on srv: tasks/get and tasks/cancel in
+// both eras (each dialect its own handler), tasks/list and tasks/result in
+// the 2025 era only (a session of a revision without tasks gets -32601;
+// the 2026 era 404 -32601: the extension has neither), tasks/update in the
+// 2026 era only. The methods that name a task take its id as their
+// NameParam, so a 2026 request's Mcp-Name must equal params.taskId
+// (ext-tasks "Streamable HTTP: Routing Headers"). The answers to the
+// 2025 dialect's questions are resolved by Answers (BoundQuestions, set on
 // the server's options by the composition).
 func (s *Service) Install(srv *mcp.Server) {
-	srv.Register("tasks/get", mcp.Method{Handler: s.get, Eras: mcp.Era2025})
+	srv.Register("tasks/get", mcp.Method{Handler: byEra(s.get, s.get2026), NameParam: "taskId"})
 	srv.Register("tasks/list", mcp.Method{Handler: s.list, Eras: mcp.Era2025})
 	srv.Register("tasks/result", mcp.Method{Handler: s.result, Eras: mcp.Era2025})
-	srv.Register("tasks/cancel", mcp.Method{Handler: s.cancel, Eras: mcp.Era2025})
+	srv.Register("tasks/cancel", mcp.Method{Handler: byEra(s.cancel, s.cancel2026), NameParam: "taskId"})
+	srv.Register("tasks/update", mcp.Method{Handler: s.update2026, Eras: mcp.Era2026, NameParam: "taskId"})
+}
+
+// byEra serves a method with the handler of the request's era.
+func byEra(h2025, h2026 mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, req *mcp.Request) (any, error) {
+		if req.Era2026() {
+			return h2026(ctx, req)
+		}
+		return h2025(ctx, req)
+	}
 }
 
 // errNoTask is the answer for an id that names no task of the caller's:
@@ -91,6 +108,9 @@ func (s *Service) begin(ctx context.Context, req *mcp.Request) (*Row, error) {
 	r, perr := s.load(ctx, req.Credential, id)
 	if perr != nil {
 		return nil, perr
+	}
+	if r.Dialect2026() {
+		return nil, errNoTask() // the extension's task (ext2026.go)
 	}
 	req.Audit.TaskID, req.Audit.Tool, req.Audit.Matter = r.ID, r.Tool, r.Matter
 	return r, nil
@@ -181,14 +201,8 @@ func (s *Service) cancel(ctx context.Context, req *mcp.Request) (any, error) {
 		return nil, errTerminal(r)
 	}
 	now := s.opts.Now()
-	u := store.Update{
-		Set: map[string]any{aStatus: StatusCancelled, aOpen: false, aUpdated: ms(now),
-			aMessage: "The task was cancelled by request."},
-		Remove: leaseAttrs(aInputRequests),
-	}
-	index(&u, indexExpires, r.ID, r.Expires())
 	req.Write(mcp.Writes{
-		Ops: []store.Op{store.UpdateOp(r.Key(), u, store.AttrEquals(aOpen, true))},
+		Ops: []store.Op{cancelOp(r, now)},
 		OnConflict: func(ctx context.Context, _ int) (any, error) {
 			now, perr := s.load(ctx, req.Credential, r.ID)
 			switch {
@@ -200,8 +214,23 @@ func (s *Service) cancel(ctx context.Context, req *mcp.Request) (any, error) {
 			return nil, errUnavailable()
 		},
 	})
-	r.Status, r.Updated, r.Message = StatusCancelled, now, u.Set[aMessage].(string)
+	r.Status, r.Updated, r.Message = StatusCancelled, now, msgCancelled
 	return r.Wire(), nil
+}
+
+// msgCancelled is a cancelled task's status message.
+const msgCancelled = "The task was cancelled by request."
+
+// cancelOp is the write that cancels r at now: from any open state to
+// cancelled, the lease and the questions dropped, the row due for purging
+// at its ttl.
+func cancelOp(r *Row, now time.Time) store.Op {
+	u := store.Update{
+		Set:    map[string]any{aStatus: StatusCancelled, aOpen: false, aUpdated: ms(now), aMessage: msgCancelled},
+		Remove: leaseAttrs(aInputRequests),
+	}
+	index(&u, indexExpires, r.ID, r.Expires())
+	return store.UpdateOp(r.Key(), u, store.AttrEquals(aOpen, true))
 }
 
 // errTerminal refuses to cancel a terminal task.

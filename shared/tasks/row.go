@@ -203,6 +203,28 @@ func (r *Row) WireStatus() string {
 	return r.Status
 }
 
+// Dialect2026 reports whether the task was created in the 2026-07-28 era:
+// it is served by the tasks extension's methods alone (ext2026.go).
+func (r *Row) Dialect2026() bool { return r.Revision == mcp.Rev20260728 }
+
+// WireStatus2026 is the task's status in the tasks extension: queued and
+// running are working, a result is completed whether or not it is an
+// isError result, and failed is only a JSON-RPC error
+// (modelcontextprotocol/ext-tasks, "Task Status": failed MUST NOT be used
+// for an isError result).
+func (r *Row) WireStatus2026() string {
+	switch r.Status {
+	case StatusQueued, StatusRunning:
+		return "working"
+	case StatusCompleted, StatusFailed:
+		if r.OutcomeKind == KindRPCError {
+			return StatusFailed
+		}
+		return StatusCompleted
+	}
+	return r.Status
+}
+
 // Task is the Task object of 2025-11-25 (MCP schema Task).
 type Task struct {
 	TaskID        string `json:"taskId"`

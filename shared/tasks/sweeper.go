@@ -94,7 +94,7 @@ func (s *Service) sweepLease(ctx context.Context, r *Row, now time.Time, rep *sw
 		store.AttrEquals(aLeaseUntil, ms(r.LeaseUntil))}
 	if r.Attempts >= s.opts.AttemptLimit {
 		msg := fmt.Sprintf("The task failed: its worker stopped %d times before finishing it.", r.Attempts)
-		body, _, _, err := encodeOutcome(KindRPCError, rpcError(r.ID, ReasonAttemptsExhausted, msg))
+		body, _, _, err := encodeOutcome(KindRPCError, rpcError(r.ID, ReasonAttemptsExhausted, msg), r.Dialect2026())
 		if err != nil {
 			return err
 		}
@@ -115,6 +115,7 @@ func (s *Service) sweepLease(ctx context.Context, r *Row, now time.Time, rep *sw
 		case err != nil:
 			return fmt.Errorf("fail task %s: %w", r.ID, err)
 		}
+		s.log.InfoContext(ctx, "task finished", "taskId", r.ID, "tool", r.Tool, "status", StatusFailed, "reason", ReasonAttemptsExhausted)
 		rep.Add("failed")
 		return nil
 	}

@@ -1,9 +1,12 @@
-// Package tasks is Custody's durable tasks in the 2025-11-25 dialect (MCP
-// basic/utilities/tasks; docs/protocol.md "Tasks"): a task-augmented
-// tools/call answers at once with its task, the tool runs in a worker that
-// any process may host, and a sweeper finishes honestly whatever a dead
-// process left behind. No state of a task lives in a process: it is one
-// row in the store, under the credential that created it.
+// Package tasks is Custody's durable tasks (docs/protocol.md "Tasks"), in
+// two dialects on the same rows: the 2025-11-25 core (MCP
+// basic/utilities/tasks) and the 2026-07-28 tasks extension
+// io.modelcontextprotocol/tasks (ext2026.go). A tools/call that becomes a
+// task answers at once with it, the tool runs in a worker that any process
+// may host, and a sweeper finishes honestly whatever a dead process left
+// behind. No state of a task lives in a process: it is one row in the
+// store, under the credential that created it, and it keeps the revision
+// that created it: its dialect.
 //
 // # The row and its states
 //
@@ -25,15 +28,17 @@
 // late completion meets a cancelled row and writes nothing. The outcome is
 // stored with its kind, "result" (the exact CallToolResult, isError or
 // not) or "rpc_error" (the exact JSON-RPC error), so each dialect derives
-// its own status: in 2025-11-25 queued and running are working, and a
-// result with isError is failed (the 2026 extension calls it completed,
-// issue 12).
+// its own status: queued and running are working in both; a result with
+// isError is failed in 2025-11-25 and completed in the extension, whose
+// failed is only an rpc_error (Row.WireStatus, Row.WireStatus2026).
 //
 // # Who writes what
 //
-//   - Create (tools/call with params.task): the row, in the request's one
-//     transaction with its rate count and audit row; the CreateTaskResult is
-//     answered after that commit, so tasks/get finds the row at once. The
+//   - Create (a tools/call with params.task in 2025-11-25; in 2026-07-28
+//     any call of a task tool whose request declares the extension): the
+//     row, in the request's one transaction with its rate count and audit
+//     row; the task is answered after that commit, so tasks/get finds the
+//     row at once. The
 //     queue send follows the commit (an mcp.Effect); if the process dies in
 //     between, the sweeper's queued-unclaimed rule sends it again.
 //   - The worker (Handle, a queue.Handler): claims the row, re-admits the
@@ -43,7 +48,8 @@
 //     the tool runs, and stores the outcome with the terminal audit row.
 //     It never charges the rate limit.
 //   - The task methods (Install): tasks/get, tasks/list, tasks/result and
-//     tasks/cancel, each reading under the caller's own credential, so a
+//     tasks/cancel (2025-11-25), tasks/get, tasks/update and tasks/cancel
+//     (the extension), each reading under the caller's own credential, so a
 //     second key of the same owner sees none of the first's tasks; an
 //     unknown, foreign or purged id is the same -32602.
 //   - The sweeper (Duties): lapsed leases, queued tasks nobody claimed, and
@@ -58,7 +64,9 @@
 // (not to the session); the client's answer, on any instance and in any
 // session of the same credential, resolves its row, and once every
 // question of the round is answered the task is queued again with the
-// answers. The same tool, called in the 2026-07-28 era, asks through the
+// answers. In the extension the questions are the inputRequests of
+// tasks/get, answered by tasks/update into the row itself (ext2026.go). The
+// same tool, called synchronously in the 2026-07-28 era, asks through the
 // same Peer with multi-round-trip requests.
 package tasks
 

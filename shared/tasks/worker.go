@@ -133,13 +133,19 @@ func (s *Service) execute(ctx context.Context, r *Row, holder string, claimed ti
 	runCtx, cancelCap := context.WithTimeoutCause(runCtx, max(limit, 0), errExecutionCap)
 	defer cancelCap()
 	stopLease := s.keepLease(runCtx, r, holder, peer, cancelRun)
-	out := s.opts.Tools.Call(runCtx, tools.Invocation{
+	out, panicked := s.call(runCtx, tools.Invocation{
 		Name: r.Tool, Arguments: args, Credential: adm.Credential, Revision: r.Revision, Rate: adm.Rate,
 		Peer: peer, Now: claimed, Arrived: arrived, Audit: rec,
 	})
 	stopLease()
 	cause := context.Cause(runCtx)
 	switch {
+	case panicked != nil:
+		// What the synchronous call would have answered (the transport
+		// turns a handler's panic into -32603): at once, not after every
+		// attempt's lease lapsed.
+		s.log.ErrorContext(ctx, "task tool panicked", "taskId", r.ID, "tool", r.Tool, "panic", panicked)
+		return s.fail(ctx, r, holder, rec, arrived, ReasonInternal, "The task failed: internal error.")
 	case errors.Is(cause, errLeaseLost):
 		s.log.InfoContext(ctx, "task run ended: its lease was lost", "taskId", r.ID)
 		return nil
@@ -165,6 +171,17 @@ func (s *Service) execute(ctx context.Context, r *Row, holder string, claimed ti
 		return s.fail(ctx, r, holder, rec, arrived, ReasonInternal, "The task failed: internal error.")
 	}
 	return s.finish(ctx, r, holder, rec, arrived, KindResult, out.Result, out.Writes)
+}
+
+// call runs the tool through the invocation core, turning a panic of the
+// tool into panicked (non-nil) instead of ending the worker.
+func (s *Service) call(ctx context.Context, inv tools.Invocation) (out tools.Outcome, panicked any) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, panicked = tools.Outcome{}, p
+		}
+	}()
+	return s.opts.Tools.Call(ctx, inv), nil
 }
 
 // rpcError is a worker fault's JSON-RPC error.
@@ -194,7 +211,7 @@ func (s *Service) finish(ctx context.Context, r *Row, holder string, rec *audit.
 	ctx = context.WithoutCancel(ctx)
 	for attempt := 0; ; attempt++ {
 		now := s.opts.Now()
-		body, isError, message, err := encodeOutcome(kind, outcome)
+		body, isError, message, err := encodeOutcome(kind, outcome, r.Dialect2026())
 		if err != nil {
 			return fmt.Errorf("encode the outcome of task %s: %w", r.ID, err)
 		}
@@ -237,6 +254,9 @@ func (s *Service) finish(ctx context.Context, r *Row, holder string, rec *audit.
 		var tx *store.TxCanceledError
 		switch {
 		case err == nil:
+			// One line per outcome: what the worker function's log metrics
+			// count (template.yaml, TasksCompleted and TasksFailed).
+			s.log.InfoContext(ctx, "task finished", "taskId", r.ID, "tool", r.Tool, "status", status, "attempt", r.Attempts)
 			if writes != nil {
 				for _, e := range writes.After {
 					if err := e.Run(ctx); err != nil {
@@ -275,8 +295,8 @@ func (s *Service) finish(ctx context.Context, r *Row, holder string, rec *audit.
 }
 
 // encodeOutcome encodes a result (a *mcp.CallToolResult) or a JSON-RPC
-// error, with the status message the task shows for it.
-func encodeOutcome(kind string, outcome any) (body []byte, isError bool, message string, err error) {
+// error, with the status message the task shows for it in its dialect.
+func encodeOutcome(kind string, outcome any, dialect2026 bool) (body []byte, isError bool, message string, err error) {
 	if kind == KindRPCError {
 		e := outcome.(*mcp.Error)
 		body, err = mcp.Marshal(e)
@@ -291,6 +311,9 @@ func encodeOutcome(kind string, outcome any) (body []byte, isError bool, message
 		return enc, false, "The task completed.", nil
 	}
 	message = "The tool answered with an error; tasks/result returns it."
+	if dialect2026 {
+		message = "The tool answered with an error; tasks/get returns it."
+	}
 	for _, c := range res.Content {
 		if c.Type == "text" && c.Text != "" {
 			message = "The tool answered with an error: " + c.Text
@@ -320,9 +343,13 @@ func (s *Service) needInput(ctx context.Context, r *Row, holder string, asked ma
 		return err
 	}
 	now := s.opts.Now()
+	message := "The task needs input from the client: call tasks/result to receive its questions."
+	if r.Dialect2026() {
+		message = "The task needs input from the client: answer its inputRequests with tasks/update."
+	}
 	u := store.Update{
 		Set: map[string]any{aStatus: StatusInputRequired, aInputRequests: enc, aInputRound: int64(r.InputRound + 1),
-			aUpdated: ms(now), aMessage: "The task needs input from the client: call tasks/result to receive its questions."},
+			aUpdated: ms(now), aMessage: message},
 		Remove: leaseAttrs(),
 	}
 	index(&u, indexExpires, r.ID, r.Expires())

@@ -71,11 +71,17 @@ type Spec struct {
 	// decision (decision.go).
 	Write bool
 	// TaskSupport says whether the tool runs as a task (MCP 2025-11-25
-	// execution.taskSupport): "" or TaskForbidden (the default), or
-	// TaskOptional, or TaskRequired — a required tool is hidden from
-	// clients whose revision has no tasks (tasks.go). Write tools are
-	// forbidden (docs/decisions.md "Pipeline choices").
+	// execution.taskSupport; in the 2026-07-28 era, whether the server makes
+	// a call of it a task for a client that declared the tasks extension):
+	// "" or TaskForbidden (the default), or TaskOptional, or TaskRequired —
+	// a required tool is hidden from clients whose revision has no tasks
+	// (tasks.go). Write tools are forbidden (docs/decisions.md "Pipeline
+	// choices").
 	TaskSupport TaskSupport
+	// BeforeTask, for a tool that runs as a task, is the part of its call
+	// that runs in the request before the task is created, where it may ask
+	// the client (tasks.go); nil: the task is created at once.
+	BeforeTask BeforeTask
 	// Prefetch, for a write tool, names rows of its own — an idempotency
 	// row, a counter, a target — to read before its handler runs, in the
 	// same one batch as its matter and autonomy settings (the write step,
@@ -358,6 +364,9 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) error {
 	if spec.Write && spec.TaskSupport.runsAsTask() {
 		return fmt.Errorf("register tool %q: a write tool never runs as a task", spec.Name)
 	}
+	if spec.BeforeTask != nil && !spec.TaskSupport.runsAsTask() {
+		return fmt.Errorf("register tool %q: BeforeTask is for a tool that runs as a task", spec.Name)
+	}
 	if spec.Write {
 		if reflect.TypeFor[Out]() != reflect.TypeFor[Decision]() {
 			return fmt.Errorf("register tool %q: a write tool answers a tools.Decision", spec.Name)
@@ -578,7 +587,8 @@ func (r *Registry) call(ctx context.Context, req *mcp.Request) (any, error) {
 		return nil, mcp.InvalidParams("Invalid params: the tool name is required.")
 	}
 	if t, ok := r.tools[name]; ok && r.TasksServed(req) {
-		// The 2025-11-25 task rules (tasks.go) come before anything runs.
+		// The task rules of the request's dialect (tasks.go) come before
+		// anything runs.
 		if res, err, handled := r.callTask(ctx, req, t); handled {
 			return res, err
 		}

@@ -36,27 +36,57 @@ func (s TaskSupport) runsAsTask() bool { return s == TaskOptional || s == TaskRe
 type Tasks interface {
 	// Create starts the task of a screened call: the row's write joins
 	// the request's one commit (mcp.Request.Write) with the queue send as
-	// an effect after it, so the CreateTaskResult it returns is sent only
-	// once tasks/get can read the row. ttl is params.task.ttl in
-	// milliseconds, nil when absent. inv.Audit is the request's audit row,
-	// the task's creation row.
-	Create(ctx context.Context, req *mcp.Request, inv Invocation, ttl *int64) (any, error)
+	// an effect after it, so the answer it returns is sent only once
+	// tasks/get can read the row — a CreateTaskResult in 2025-11-25, the
+	// flat resultType "task" result of the 2026-07-28 tasks extension.
+	// inv.Audit is the request's audit row, the task's creation row.
+	Create(ctx context.Context, req *mcp.Request, inv Invocation, task NewTask) (any, error)
 }
+
+// NewTask is what a screened call hands Tasks.Create beyond the
+// invocation.
+type NewTask struct {
+	// TTL is params.task.ttl in milliseconds (2025-11-25), nil when absent
+	// and always in the 2026 era, where the server alone decides.
+	TTL *int64
+	// Answers are the client's answers to the questions the tool asked
+	// before its task was created (Spec.BeforeTask), by question key: the
+	// task keeps them, and the tool's Peer.Ask returns them again in the
+	// worker.
+	Answers map[string]json.RawMessage
+}
+
+// BeforeTask is the part of a task tool's call that runs in the request,
+// before its task is created: it may ask the client through p (in the
+// 2026-07-28 era by multi-round-trip requests on tools/call itself, which
+// then answers input_required until every question is answered; in a
+// 2025-11-25 session on the call's stream), and returns nil when the task
+// may be created, a *Refusal to answer instead, or the Peer's error. args
+// are the validated arguments. The answers it received are handed to the
+// task (NewTask.Answers): the tool asks the same questions again in the
+// worker and gets them at once. The tasks extension asks exactly this of a
+// tool that needs input to decide whether to proceed
+// (modelcontextprotocol/ext-tasks, "Task Creation": MRTR exchanges are
+// resolved synchronously before the CreateTaskResult).
+type BeforeTask func(ctx context.Context, p mcp.Peer, args json.RawMessage) error
 
 // ServeTasks makes task-augmented calls run through t. Until it is called
 // no call runs as a task and required tools are hidden from everyone.
 func (r *Registry) ServeTasks(t Tasks) { r.tasks = t }
 
 // TasksServed reports whether req's client may run tools as tasks: tasks
-// are served, and req is of the 2025-11-25 revision (the 2026-07-28 tasks
-// extension is planned: issue 12).
+// are served, and req is of the 2025-11-25 revision or of the 2026-07-28
+// era (where a call becomes a task only for a request that declares the
+// tasks extension: callTask2026).
 func (r *Registry) TasksServed(req *mcp.Request) bool {
-	return r.tasks != nil && !req.Era2026() && req.Revision.HasTasks()
+	return r.tasks != nil && (req.Era2026() || req.Revision.HasTasks())
 }
 
 // listed are the tools req's tools/list shows: those visible to its
 // credential, less the required-task tools when its client cannot run
-// tasks.
+// tasks. A 2026-07-28 request sees them whether or not it declared the
+// extension: its capabilities are per request, and the call that needs
+// it is told so (-32021).
 func (r *Registry) listed(req *mcp.Request) []string {
 	names := r.visible(req.Credential)
 	if r.TasksServed(req) {
@@ -66,20 +96,25 @@ func (r *Registry) listed(req *mcp.Request) []string {
 }
 
 // callTask applies the task rules of tools/call for a client that may run
-// tasks (MCP 2025-11-25 §Tool-Level Negotiation): a required tool without
-// params.task and a forbidden one with it are -32601; params.task must be
-// an object whose ttl, when present, is a non-negative integer (null is
-// refused: Custody keeps no task for ever). A call with params.task is
-// screened as a synchronous call is (scope, kill switch, class,
-// capabilities, validation, rate verdict: the refusal is answered as a
-// tool result and no task is created) and then handed to Tasks.Create;
-// the rest of the pipeline, from the access funnel on, runs in the worker.
-// handled is false for a synchronous call, which the caller runs.
+// tasks. handled is false for a synchronous call, which the caller runs.
 func (r *Registry) callTask(ctx context.Context, req *mcp.Request, t *tool) (result any, err error, handled bool) {
-	raw := req.Params.Get("task")
 	if !req.Credential.Has(t.spec.Scope) {
 		return nil, mcp.InvalidParams("Unknown tool."), true
 	}
+	if req.Era2026() {
+		return r.callTask2026(ctx, req, t)
+	}
+	return r.callTask2025(ctx, req, t)
+}
+
+// callTask2025 applies the 2025-11-25 rules (MCP 2025-11-25 §Tool-Level
+// Negotiation): a required tool without params.task and a forbidden one
+// with it are -32601; params.task must be an object whose ttl, when
+// present, is a non-negative integer (null is refused: Custody keeps no
+// task for ever). A call with params.task is screened and started
+// (startTask).
+func (r *Registry) callTask2025(ctx context.Context, req *mcp.Request, t *tool) (result any, err error, handled bool) {
+	raw := req.Params.Get("task")
 	switch {
 	case raw == nil && t.spec.TaskSupport == TaskRequired:
 		return nil, &mcp.Error{Code: mcp.CodeMethodNotFound,
@@ -94,16 +129,72 @@ func (r *Registry) callTask(ctx context.Context, req *mcp.Request, t *tool) (res
 	if perr != nil {
 		return nil, perr, true
 	}
+	res, err := r.startTask(ctx, req, t, NewTask{TTL: ttl})
+	return res, err, true
+}
+
+// callTask2026 applies the tasks extension's rules (docs/protocol.md
+// "Tasks"; modelcontextprotocol/ext-tasks "Capability Negotiation"): the
+// server decides, and a call of a tool that may run as a task becomes one
+// whenever the request declares the extension; without it an optional
+// tool runs at once and a required one is -32021 naming the extension. A
+// legacy params.task is ignored: it never makes a forbidden tool a task,
+// and its ttl is not read.
+func (r *Registry) callTask2026(ctx context.Context, req *mcp.Request, t *tool) (result any, err error, handled bool) {
+	switch {
+	case !t.spec.TaskSupport.runsAsTask():
+		return nil, nil, false
+	case mcp.DeclaresExtension(req.ClientCapabilities(), mcp.ExtensionTasks):
+		res, err := r.startTask(ctx, req, t, NewTask{})
+		return res, err, true
+	case t.spec.TaskSupport == TaskRequired:
+		return nil, mcp.MissingExtension(mcp.ExtensionTasks,
+			"This tool runs only as a task: declare the io.modelcontextprotocol/tasks extension in the request's client capabilities."), true
+	}
+	return nil, nil, false
+}
+
+// startTask screens a call as a synchronous call is (scope, kill switch,
+// class, capabilities, validation, rate verdict: a refusal is answered as a
+// tool result and no task is created), runs the tool's BeforeTask, and
+// hands the call to Tasks.Create; the rest of the pipeline, from the
+// access funnel on, runs in the worker.
+func (r *Registry) startTask(ctx context.Context, req *mcp.Request, t *tool, task NewTask) (any, error) {
 	inv := r.invocation(req, t.spec.Name, req.Params.Get("arguments"))
 	if out, ok := r.screenCall(ctx, &inv, t); !ok {
 		if out.Err != nil {
-			return nil, out.Err, true
+			return nil, out.Err
 		}
-		res, err := out.Result.Encode()
-		return res, err, true
+		return out.Result.Encode()
 	}
-	res, err := r.tasks.Create(ctx, req, inv, ttl)
-	return res, err, true
+	if t.spec.BeforeTask != nil {
+		g := &gathering{Peer: inv.Peer, answers: map[string]json.RawMessage{}}
+		if err := t.spec.BeforeTask(ctx, g, inv.Arguments); err != nil {
+			out := r.shape(ctx, &inv, t, nil, r.refusalFor(ctx, t.spec.Name, err))
+			if out.Err != nil {
+				return nil, out.Err
+			}
+			return out.Result.Encode()
+		}
+		task.Answers = g.answers
+	}
+	return r.tasks.Create(ctx, req, inv, task)
+}
+
+// gathering is the Peer of a BeforeTask: the request's, keeping every
+// answer it returned, for the task.
+type gathering struct {
+	mcp.Peer
+	answers map[string]json.RawMessage
+}
+
+// Ask implements mcp.Peer.
+func (g *gathering) Ask(ctx context.Context, key, method string, params any) (json.RawMessage, error) {
+	raw, err := g.Peer.Ask(ctx, key, method, params)
+	if err == nil {
+		g.answers[key] = raw
+	}
+	return raw, err
 }
 
 // taskTTL reads params.task: an object whose optional ttl is a
