@@ -18,7 +18,9 @@ import (
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/queue"
 	"github.com/custodymcp/custody/shared/records/seed"
+	"github.com/custodymcp/custody/shared/server"
 	"github.com/custodymcp/custody/shared/store/dynamostore"
 	"github.com/custodymcp/custody/shared/store/dynamostore/dynamotest"
 )
@@ -50,7 +52,7 @@ func BenchmarkCallCost(b *testing.B) {
 	memory, _ := path(tpl.Resources["McpFunction"], "Properties", "MemorySize").(int)
 	rep := &callCostReport{Schema: 1, LambdaMemoryMB: memory, EmulatorOutOfProcess: *callCostDynamoDB != "",
 		Unmeasured: map[string]string{
-			"task create": "the /mcp function serves no tasks until its queue is wired (issue 11: server.Config.TaskQueue is nil in newServer)",
+			"the worker's run of a task": "a task create here is the /mcp call only: the worker's invocation, claim, re-admission and outcome (functions/worker) are not measured",
 		}}
 	for _, d := range []frontDoor{restStreamed, httpAPI, functionURL} {
 		for _, c := range costCalls {
@@ -116,6 +118,9 @@ type callCostMeasure struct {
 	LogEventsPerCall float64 `json:"logEventsPerCall"`
 	// ResponseBytes is the size of one answer's body.
 	ResponseBytes int `json:"responseBytes"`
+	// QueueSendsPerCall is how many task messages one call sends (SQS
+	// SendMessage requests behind TASK_QUEUE_URL).
+	QueueSendsPerCall float64 `json:"queueSendsPerCall"`
 }
 
 // costCall is one call type: the body of its tools/call ({{N}} is a
@@ -124,6 +129,9 @@ type costCall struct {
 	name, body string
 	era2026    bool
 	write      bool
+	// task: the call creates a task (the 2025-11-25 dialect's params.task),
+	// so the function is composed with a task queue, as TASK_QUEUE_URL does.
+	task bool
 }
 
 // The _meta a 2026-07-28 request carries instead of a session.
@@ -132,6 +140,7 @@ const meta2026 = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28
 var costCalls = []costCall{
 	{name: "get_matter", body: `{"jsonrpc":"2.0","id":{{N}},"method":"tools/call","params":{"name":"get_matter","arguments":{"case_id":"` + seed.Meridian + `"}}}`},
 	{name: "get_matter", era2026: true, body: `{"jsonrpc":"2.0","id":{{N}},"method":"tools/call","params":{"name":"get_matter","arguments":{"case_id":"` + seed.Meridian + `"},` + meta2026 + `}}`},
+	{name: "task create", task: true, body: `{"jsonrpc":"2.0","id":{{N}},"method":"tools/call","params":{"name":"export_fact_record","arguments":{"case_id":"` + seed.Meridian + `"},"task":{"ttl":60000}}}`},
 	{name: "add_case_note", write: true, body: `{"jsonrpc":"2.0","id":{{N}},"method":"tools/call","params":{"name":"add_case_note","arguments":{"case_id":"` + seed.Meridian + `","body":"Call {{N}} of the cost model: a governed write of a short note.","idempotency_key":"cost-{{FRONT}}-{{N}}"}}}`},
 }
 
@@ -170,7 +179,12 @@ func measureCall(b *testing.B, emu *emulator, d frontDoor, c costCall) callCostM
 	cfg := loadDoor(b, emu, d)
 	meter := dynamotest.NewMeter(dynamotest.NewClient(emu.URL))
 	logs := &countingWriter{}
-	h := functionHandler(b, cfg, dynamostore.New(newDynamoDB(testAWSConfig(), cfg, meter.Option()), cfg.TableName, dynamostore.Options{}), logs)
+	sends := &countingSender{}
+	var opts []func(*server.Config)
+	if c.task {
+		opts = append(opts, withTaskQueue(sends))
+	}
+	h := functionHandler(b, cfg, dynamostore.New(newDynamoDB(testAWSConfig(), cfg, meter.Option()), cfg.TableName, dynamostore.Options{}), logs, opts...)
 	s := &sampleSession{key: key}
 	if !c.era2026 {
 		r := invokeEvent(b, h, d, lambdaContext(b, "cost-init"), readSample(b, sampleSteps[0].file(d), s))
@@ -192,8 +206,8 @@ func measureCall(b *testing.B, emu *emulator, d frontDoor, c costCall) callCostM
 		if check {
 			r := readAnswer(b, d, raw)
 			res := rpcResult(b, r, 200)
-			if res["isError"] == true {
-				b.Fatalf("%s refused: %s", c.name, r.Body)
+			if res["isError"] == true || (c.task && res["task"] == nil) {
+				b.Fatalf("%s refused or made no task: %s", c.name, r.Body)
 			}
 			m.ResponseBytes = len(r.Body)
 		} else if bytes.Contains(raw, []byte(`"isError":true`)) {
@@ -221,6 +235,7 @@ func measureCall(b *testing.B, emu *emulator, d frontDoor, c costCall) callCostM
 
 	meter.SetOn(false)
 	logs.reset()
+	sent0 := sends.count()
 	cpu0 := processCPU(b)
 	for b.Loop() {
 		call(false)
@@ -232,6 +247,7 @@ func measureCall(b *testing.B, emu *emulator, d frontDoor, c costCall) callCostM
 	bytesLogged, lines := logs.totals()
 	m.LogBytesPerCall = float64(bytesLogged) / float64(b.N)
 	m.LogEventsPerCall = float64(lines) / float64(b.N)
+	m.QueueSendsPerCall = float64(sends.count()-sent0) / float64(b.N)
 
 	b.ReportMetric(m.DynamoDBRequests, "dynamodb-requests/op")
 	b.ReportMetric(m.ReadUnits, "RRU/op")
@@ -309,6 +325,27 @@ func processCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// countingSender is the task queue of a task create: it counts the
+// messages the function sends (SQS SendMessage requests on AWS) and keeps
+// none (no worker runs here).
+type countingSender struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (q *countingSender) Send(context.Context, queue.Message) error {
+	q.mu.Lock()
+	q.n++
+	q.mu.Unlock()
+	return nil
+}
+
+func (q *countingSender) count() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.n
 }
 
 // countingWriter counts the bytes and lines the function logs.

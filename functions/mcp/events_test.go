@@ -21,6 +21,7 @@ import (
 
 	"github.com/custodymcp/custody/shared/lambdaio"
 	"github.com/custodymcp/custody/shared/lambdaio/lambdaiotest"
+	"github.com/custodymcp/custody/shared/server"
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/store/dynamostore"
 )
@@ -172,7 +173,7 @@ func lambdaContext(t testing.TB, requestID string) context.Context {
 // over st, its outcome lines written to logs, wrapped by aws-lambda-go's own
 // lambda.NewHandler, whose Invoke decodes the event JSON as the runtime
 // does and returns the answer's bytes (a streamed answer read to its end).
-func functionHandler(t testing.TB, cfg Config, st store.Store, logs io.Writer) lambda.Handler {
+func functionHandler(t testing.TB, cfg Config, st store.Store, logs io.Writer, opts ...func(*server.Config)) lambda.Handler {
 	t.Helper()
 	key, err := cfg.CursorKey(context.Background(), nil)
 	if err != nil {
@@ -180,7 +181,7 @@ func functionHandler(t testing.TB, cfg Config, st store.Store, logs io.Writer) l
 	}
 	logger := slog.New(lambdaio.NewLogHandler(logs, cfg.LogLevel))
 	h, err := handler(cfg, func(cfg Config) (*lambdaio.Adapter, error) {
-		srv, err := newServer(cfg, st, key, slog.New(lambdaio.NewLogHandler(logs, cfg.ServerLogLevel())), nil)
+		srv, err := newServer(cfg, st, key, slog.New(requestLines(lambdaio.NewLogHandler(logs, cfg.LogLevel), cfg.ServerLogLevel())), nil, opts...)
 		if err != nil {
 			return nil, err
 		}
@@ -277,15 +278,23 @@ func TestSampleEventsThroughTheHandler(t *testing.T) {
 				invocations++
 				return invokeEvent(t, h, d, lambdaContext(t, fmt.Sprintf("%s-%d", d.prefix, invocations)), raw)
 			})
-			lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
-			if len(lines) != invocations {
-				t.Errorf("%d log lines for %d invocations, want one outcome line each:\n%s", len(lines), invocations, logs.String())
-			}
-			for _, l := range lines {
+			outcomes := 0
+			for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
 				var m map[string]any
-				if err := json.Unmarshal([]byte(l), &m); err != nil || m["message"] != "invocation" || m["streamed"] != d.streaming {
-					t.Errorf("log line %s, want an outcome line with streamed %v", l, d.streaming)
+				switch err := json.Unmarshal([]byte(l), &m); {
+				case err != nil:
+					t.Errorf("log line %s is not JSON", l)
+				case m["message"] == "invocation" && m["streamed"] == d.streaming:
+					outcomes++
+				case m["message"] == "mcp request" && m["outcome"] != "ok":
+					// The transport's line of a request that did not simply
+					// succeed (requestLines), e.g. the unauthenticated one.
+				default:
+					t.Errorf("log line %s, want an outcome line with streamed %v or a not-plain request line", l, d.streaming)
 				}
+			}
+			if outcomes != invocations {
+				t.Errorf("%d outcome lines for %d invocations, want one each:\n%s", outcomes, invocations, logs.String())
 			}
 		})
 	}

@@ -54,6 +54,7 @@ type prices struct {
 	LambdaGBSecond price            `json:"lambdaArm64PerGBSecond"`
 	DynamoDBWrite  price            `json:"dynamodbPerMillionWriteUnits"`
 	DynamoDBRead   price            `json:"dynamodbPerMillionReadUnits"`
+	SQSRequests    price            `json:"sqsPerMillionRequests"`
 	Logs           price            `json:"cloudwatchLogsPerGBIngested"`
 	TransferOut    price            `json:"dataTransferOutPerGB"`
 	Assumptions    struct {
@@ -100,7 +101,7 @@ func loadPrices(path string) (*prices, error) {
 		check("frontDoorPerMillionRequests."+d, fp.USD, fp.Source)
 	}
 	for name, pr := range map[string]price{"lambdaPerMillionRequests": p.LambdaRequests, "lambdaArm64PerGBSecond": p.LambdaGBSecond,
-		"dynamodbPerMillionWriteUnits": p.DynamoDBWrite, "dynamodbPerMillionReadUnits": p.DynamoDBRead,
+		"dynamodbPerMillionWriteUnits": p.DynamoDBWrite, "dynamodbPerMillionReadUnits": p.DynamoDBRead, "sqsPerMillionRequests": p.SQSRequests,
 		"cloudwatchLogsPerGBIngested": p.Logs, "dataTransferOutPerGB": p.TransferOut} {
 		check(name, pr.USD, pr.Source)
 	}
@@ -145,6 +146,7 @@ type callMeasure struct {
 	LogBytesPerCall   float64 `json:"logBytesPerCall"`
 	LogEventsPerCall  float64 `json:"logEventsPerCall"`
 	ResponseBytes     int     `json:"responseBytes"`
+	QueueSendsPerCall float64 `json:"queueSendsPerCall"`
 }
 
 // costSchema is the version of costInput this bench reads.
@@ -196,6 +198,7 @@ const gib = 1 << 30
 //	Lambda duration  ceil(CPU ms × max(1, MBPerVCPU/memoryMB) + requests × round-trip ms)
 //	                 × memoryMB/1024 GB × the GB-second price
 //	DynamoDB         read units × their price + write units × theirs
+//	SQS              a task create's messages × the price of a million requests
 //	CloudWatch Logs  (log bytes + events × the per-event overhead) / 2^30 × the GB price
 //
 // and, beside the total, the answer bytes' data transfer out.
@@ -227,6 +230,9 @@ func priceCall(m callMeasure, memoryMB int, p *prices) (callCost, error) {
 
 	add("DynamoDB reads", fmt.Sprintf("%.2f RRU × $%.3f/M", m.ReadUnits, p.DynamoDBRead.USD), m.ReadUnits*p.DynamoDBRead.USD)
 	add("DynamoDB writes", fmt.Sprintf("%.2f WRU × $%.3f/M", m.WriteUnits, p.DynamoDBWrite.USD), m.WriteUnits*p.DynamoDBWrite.USD)
+	if m.QueueSendsPerCall > 0 {
+		add("SQS sends", fmt.Sprintf("%.2f SendMessage × $%.2f/M", m.QueueSendsPerCall, p.SQSRequests.USD), m.QueueSendsPerCall*p.SQSRequests.USD)
+	}
 
 	logBytes := m.LogBytesPerCall + m.LogEventsPerCall*p.Assumptions.LogEventOverhead.Value
 	add("CloudWatch Logs", fmt.Sprintf("(%.0f B + %.2f events × %.0f B) × 1M / 2^30 B × $%.2f/GB",

@@ -15,7 +15,7 @@ func testPrices() *prices {
 	p := &prices{Date: "2026-12-01", Region: "us-east-1", Currency: "USD",
 		FrontDoor:      map[string]price{"rest": {3.50, "s"}, "http": {1.00, "s"}, "url": {0, "s"}},
 		LambdaRequests: price{0.20, "s"}, LambdaGBSecond: price{0.0000133334, "s"},
-		DynamoDBWrite: price{0.625, "s"}, DynamoDBRead: price{0.125, "s"},
+		DynamoDBWrite: price{0.625, "s"}, DynamoDBRead: price{0.125, "s"}, SQSRequests: price{0.40, "s"},
 		Logs: price{0.50, "s"}, TransferOut: price{0.09, "s"}}
 	p.Assumptions.MBPerVCPU = assumption{1769, "s"}
 	p.Assumptions.RoundTripMs = assumption{5, "s"}
@@ -78,6 +78,17 @@ func TestPriceCallOfAKnownCall(t *testing.T) {
 		// 1.000 ms × max(1, 1769/3538) + 15 ms = 16 ms.
 		if got.BilledMs != 16 {
 			t.Errorf("BilledMs at 3538 MB = %v, want 16", got.BilledMs)
+		}
+	})
+	t.Run("a task create pays its SQS message", func(t *testing.T) {
+		task := m
+		task.Front, task.QueueSendsPerCall = "url", 1
+		got, err := priceCall(task, 1024, testPrices())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := 4.152250638 + 0.40; math.Abs(got.TotalUSD-want) > 1e-9 || len(got.Lines) != 7 {
+			t.Errorf("TotalUSD = %.9f in %d lines, want %.9f in 7", got.TotalUSD, len(got.Lines), want)
 		}
 	})
 	t.Run("an unknown front door is an error", func(t *testing.T) {
