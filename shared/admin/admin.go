@@ -75,7 +75,9 @@ func Info(c *auth.Credential) KeyInfo {
 // (records.go): /admin/tenants, /admin/import and /admin/screens (POST),
 // the approval page's sign-in links (signin.go): /admin/signin-links (POST),
 // the upload grants (grants.go): /admin/grants (GET ?tenant=…, POST) and
-// /admin/grants/{id}/revoke (POST ?tenant=…),
+// /admin/grants/{id}/revoke (POST ?tenant=…), the uploads the scan gate
+// held (uploads.go): /admin/uploads (GET ?tenant=…&state=…) and
+// /admin/uploads/{id}/rescan (POST),
 // and the autonomy settings (autonomy.go: GET and POST /admin/autonomy),
 // each only when signed after a challenge, and POST /admin/challenge, the
 // one route that takes no credential (handshake.go). token is the data
@@ -125,6 +127,7 @@ func Handler(st store.Store, token string, now func() time.Time) http.Handler {
 	recordRoutes(mux, st, now)
 	signInRoutes(mux, st, now)
 	grantRoutes(mux, st, now)
+	uploadRoutes(mux, st, now)
 	autonomyRoutes(mux, st, now)
 	return guard(&authenticator{token: token, now: now, pending: map[string]time.Time{}}, mux)
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/resources"
 	"github.com/custodymcp/custody/shared/scan"
+	scangate "github.com/custodymcp/custody/shared/scan/gate"
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/subscriptions"
 	"github.com/custodymcp/custody/shared/sweep"
@@ -160,6 +161,11 @@ type LaneConfig struct {
 	// Autonomy is the autonomy setting's hook (uploads.Autonomy); nil
 	// consults none.
 	Autonomy uploads.Autonomy
+	// Buckets name the staging and record buckets Blob serves: the scan
+	// gate takes events of the staging bucket only.
+	Buckets blob.Buckets
+	// Intake takes clean uploads on (issue 18); nil is scangate.NoIntake.
+	Intake scangate.Intake
 }
 
 // Core is what every front door shares, built once (issue 9, "one
@@ -194,10 +200,13 @@ type Server struct {
 	Approvals *approvals.Page
 	// Lane is the upload lane (nil without Config.Lane).
 	Lane *uploads.Lane
+	// ScanGate is the upload lane's scan gate (nil without Config.Lane):
+	// the scangate function and the dev server hand it their events.
+	ScanGate *scangate.Gate
 	// Duties are the sweeper's recovery duties of what was composed
-	// (proposal expiry; the upload lane's copy to verified/); a front door
-	// that sweeps runs them
-	// (sweep.Run).
+	// (proposal expiry, grant expiry; with the upload lane its copy to
+	// verified/, the open uploads' lapse and the no-verdict timeout); a
+	// front door that sweeps runs them (sweep.Run).
 	Duties []sweep.Duty
 
 	oauth     *oauth.Verifier
@@ -333,11 +342,21 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	out := &Server{Core: core, MCP: srv, Registry: reg, Prompts: prm, Resources: res, Approvals: page, Lane: lane, oauth: cfg.OAuth,
-		// Pending proposals past their expiry become expired (issue 13).
-		Duties: []sweep.Duty{proposals.NewExpiry(cfg.Store, 0)}}
+		// Pending proposals past their expiry become expired (issue 13);
+		// so do unspent grants in their listing (issue 17).
+		Duties: []sweep.Duty{proposals.NewExpiry(cfg.Store, 0), &uploads.GrantExpiryDuty{Store: cfg.Store}}}
 	if lc := cfg.Lane; lc != nil {
 		out.downloads = &downloads.Handler{Store: cfg.Store, Gate: g, Presigner: lc.Blob, Now: cfg.Now, Logger: cfg.Logger}
-		out.Duties = append(out.Duties, &uploads.CopyDuty{Store: cfg.Store, Blob: lc.Blob, Logger: cfg.Logger})
+		sg, err := scangate.New(scangate.Options{Store: cfg.Store, Blob: lc.Blob, Buckets: lc.Buckets, Scanner: lc.Scanner,
+			Intake: lc.Intake, Logger: cfg.Logger, Now: cfg.Now})
+		if err != nil {
+			return nil, err
+		}
+		out.ScanGate = sg
+		out.Duties = append(out.Duties,
+			&uploads.CopyDuty{Store: cfg.Store, Blob: lc.Blob, Logger: cfg.Logger},
+			&uploads.OpenDuty{Store: cfg.Store, Blob: lc.Blob, Logger: cfg.Logger},
+			&scangate.NoVerdictDuty{Gate: sg})
 	}
 	return out, nil
 }
