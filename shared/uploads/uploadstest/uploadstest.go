@@ -34,6 +34,8 @@ type Depositor struct {
 	Admin string
 	// Now is the clock of every step.
 	Now func() time.Time
+	// GrantTTL is the life of the grants it mints (0: the default 24 h).
+	GrantTTL time.Duration
 }
 
 // Digests returns the whole file's SHA-256 (hex) and each part's (base64)
@@ -58,7 +60,7 @@ func (d Depositor) Begin(t testing.TB, matter, filename string, body []byte) (st
 	t.Helper()
 	ctx := context.Background()
 	token, _, err := uploads.MintGrant(ctx, d.Store, uploads.MintRequest{Tenant: d.Credential.Tenant,
-		CredentialID: d.Credential.ID, Matter: matter, By: d.Admin}, d.Now())
+		CredentialID: d.Credential.ID, Matter: matter, By: d.Admin, TTL: d.GrantTTL}, d.Now())
 	if err != nil {
 		t.Fatalf("mint a grant: %v", err)
 	}
