@@ -361,11 +361,21 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
 			return err
 		}
-		if *by == "" || fl.NArg() != 1 {
+		// The upload id may come before the flags, as the usage shows it.
+		pos := fl.Args()
+		if len(pos) > 1 {
+			id := pos[0]
+			if err := parse(fl, pos[1:], stdout, stderr); err != nil {
+				return err
+			}
+			pos = append([]string{id}, fl.Args()...)
+		}
+		if *by == "" || len(pos) != 1 {
 			return errors.New("uploads rescan: name one upload id (custodyctl uploads list --state scan_failed) and --by")
 		}
+		uploadID := pos[0]
 		act = func(op operator) error {
-			res, err := op.Rescan(ctx, fl.Arg(0), admin.RescanRequest{Tenant: *tenant, By: *by})
+			res, err := op.Rescan(ctx, uploadID, admin.RescanRequest{Tenant: *tenant, By: *by})
 			if err != nil {
 				return err
 			}

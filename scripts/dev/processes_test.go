@@ -30,7 +30,7 @@ import (
 // through two processes takes seconds instead of a fraction of one, and
 // after `make vet` every package they need is already compiled this way
 // (their code runs under -race in process in the other tests).
-func buildTools(t *testing.T) (dev, ctl, minidyn string) {
+func buildTools(t testing.TB) (dev, ctl, minidyn string) {
 	t.Helper()
 	bin := t.TempDir()
 	args := []string{"build", "-o", bin + string(filepath.Separator),
@@ -61,7 +61,7 @@ type proc struct {
 }
 
 // start runs bin with args and env (added to a minimal environment).
-func start(t *testing.T, name, bin string, env []string, args ...string) *proc {
+func start(t testing.TB, name, bin string, env []string, args ...string) *proc {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
@@ -106,7 +106,7 @@ func start(t *testing.T, name, bin string, env []string, args ...string) *proc {
 
 // await returns the first submatch of re in a stdout line, waiting up to
 // timeout; it fails the test if the process exits or time runs out first.
-func (p *proc) await(t *testing.T, re *regexp.Regexp, timeout time.Duration) string {
+func (p *proc) await(t testing.TB, re *regexp.Regexp, timeout time.Duration) string {
 	t.Helper()
 	deadline := time.After(timeout)
 	seen := 0
@@ -150,7 +150,7 @@ var (
 
 // mcpPost sends one JSON-RPC body to an /mcp URL, in session sid unless it
 // is "", and returns the status, headers and decoded body (nil if not JSON).
-func mcpPost(t *testing.T, url, key, sid, body string) (int, http.Header, map[string]any) {
+func mcpPost(t testing.TB, url, key, sid, body string) (int, http.Header, map[string]any) {
 	t.Helper()
 	headers := []string{"Authorization: Bearer " + key}
 	if sid != "" {
