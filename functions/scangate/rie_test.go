@@ -10,7 +10,7 @@ import (
 
 	"github.com/custodymcp/custody/shared/blob"
 	"github.com/custodymcp/custody/shared/blob/s3local"
-	"github.com/custodymcp/custody/shared/lambdaio/lambdaiotest"
+	"github.com/custodymcp/custody/shared/lambdaio/rietest"
 	"github.com/custodymcp/custody/shared/scan"
 	"github.com/custodymcp/custody/shared/uploads"
 )
@@ -23,9 +23,9 @@ import (
 // Lambda request id. (What the RIE cannot show: Lambda's asynchronous
 // retries and the on-failure queue; the template test holds those.)
 func TestRuntimeEmulatorJudgesAnS3AndAGuardDutySample(t *testing.T) {
-	rie := lambdaiotest.RIEBinary(t)
-	boot := lambdaiotest.BuildBootstrap(t)
-	fn := lambdaiotest.Function{Name: "ScanGateFunction", TimeoutS: 300, MemoryMiB: 2048}
+	rie := rietest.RIEBinary(t)
+	boot := rietest.BuildBootstrap(t)
+	fn := rietest.Function{Name: "ScanGateFunction", TimeoutS: 300, MemoryMiB: 2048}
 	creds := s3local.TestCredentials
 	for _, tc := range []struct {
 		engine, sample string
@@ -41,7 +41,7 @@ func TestRuntimeEmulatorJudgesAnS3AndAGuardDutySample(t *testing.T) {
 			emu := startEmulators(t, tc.engine)
 			env := emu.env(tc.engine)
 			env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"] = creds.AccessKeyID, creds.SecretAccessKey
-			p := lambdaiotest.StartRIE(t, rie, boot, fn, env)
+			p := rietest.StartRIE(t, rie, boot, fn, env)
 			u := emu.deposit(t, "memo.txt", tc.body)
 			etag := ""
 			if tc.engine == EngineGuardDuty {
@@ -71,12 +71,12 @@ func TestRuntimeEmulatorJudgesAnS3AndAGuardDutySample(t *testing.T) {
 // A handler error is the function's error, for Lambda's retries: here the
 // staging bucket is unreachable while the event names a real upload.
 func TestRuntimeEmulatorAnswersAFunctionErrorWhenS3IsUnreachable(t *testing.T) {
-	rie := lambdaiotest.RIEBinary(t)
-	boot := lambdaiotest.BuildBootstrap(t)
+	rie := rietest.RIEBinary(t)
+	boot := rietest.BuildBootstrap(t)
 	emu := startEmulators(t, EngineSignature)
 	env := emu.env(EngineSignature)
 	env["S3_ENDPOINT"] = "http://127.0.0.1:1" // nothing listens there
-	p := lambdaiotest.StartRIE(t, rie, boot, lambdaiotest.Function{Name: "ScanGateFunction", TimeoutS: 300, MemoryMiB: 2048}, env)
+	p := rietest.StartRIE(t, rie, boot, rietest.Function{Name: "ScanGateFunction", TimeoutS: 300, MemoryMiB: 2048}, env)
 	u := emu.deposit(t, "memo.txt", memo)
 	answer := p.Invoke(t, sample(t, "s3-object-created.json", sampleCases["s3-object-created.json"].sampleID, u, ""), "rie-unreachable")
 	var fnErr struct {
@@ -99,10 +99,10 @@ func creds() string { return s3local.TestCredentials.SecretAccessKey }
 // The bootstrap's size as make build-ScanGateFunction ships it
 // (linux/arm64, stripped), logged, never asserted.
 func TestBootstrapSize(t *testing.T) {
-	if os.Getenv(lambdaiotest.SkipRIEVar) != "" {
-		t.Skipf("%s is set", lambdaiotest.SkipRIEVar)
+	if os.Getenv(rietest.SkipRIEVar) != "" {
+		t.Skipf("%s is set", rietest.SkipRIEVar)
 	}
-	arm := lambdaiotest.BuildBootstrap(t, "GOOS=linux", "GOARCH=arm64")
+	arm := rietest.BuildBootstrap(t, "GOOS=linux", "GOARCH=arm64")
 	fi, err := os.Stat(arm)
 	if err != nil {
 		t.Fatal(err)

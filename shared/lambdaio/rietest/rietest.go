@@ -1,4 +1,6 @@
-package lambdaiotest
+// Package rietest runs a Lambda function's bootstrap under the AWS Lambda
+// Runtime Interface Emulator for the functions' runtime tests.
+package rietest
 
 import (
 	"bytes"
@@ -20,10 +22,8 @@ import (
 
 // The real Lambda runtime, locally: a function's bootstrap, built for this
 // machine with -tags lambda.norpc as the template builds it for arm64,
-// runs under the AWS Lambda Runtime Interface Emulator (RIE, installed by
-// `make tools-rie` into .tools/bin), which drives it through the Runtime
-// API as Lambda does. These helpers are the harness of the functions'
-// runtime tests.
+// runs under the RIE (installed by `make tools-rie` into .tools/bin), which
+// drives it through the Runtime API as Lambda does.
 
 // SkipRIEVar, when set, skips the runtime emulator tests; nothing else
 // does.
