@@ -240,11 +240,18 @@ func TestAnUploadBegunBeforeARestartAnswersBeginAgain(t *testing.T) {
 	if sc := complete(fresh); sc["status"] != "executed" {
 		t.Fatalf("a new upload with the same grant = %v, want executed", sc)
 	}
+	// The scan gate judges it from the copy's event, asynchronously.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		_, _, msg := mcpPost(t, url, key, sid, toolCall("get_upload_status", map[string]any{"upload_id": fresh}))
+		if structured(t, msg)["state"] != "scan_pending" || time.Now().After(deadline) {
+			break
+		}
+	}
 	url = restart()
 	sid = initSession(t, url, key)
 	_, _, msg = mcpPost(t, url, key, sid, toolCall("get_upload_status", map[string]any{"upload_id": fresh}))
 	// The scan gate judged it (the signature engine: clean) before the
-	// restart; the row and the object both outlive it.
+	// restart; the row and the object both outlive the restart.
 	if st := structured(t, msg); st["state"] != "clean" {
 		t.Errorf("after another restart the finished upload = %v, want clean", st["state"])
 	}

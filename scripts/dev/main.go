@@ -240,12 +240,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer stopBlobs()
-	// S3's notifications to the scan gate, delivered until the server
-	// stops (before the store closes).
-	notifyCtx, stopNotify := context.WithCancel(ctx)
+	// S3's notifications to the scan gate: those in flight when the server
+	// stops may finish (briefly) before the store closes.
+	notifyCtx, stopNotify := context.WithCancel(context.WithoutCancel(ctx))
 	notify := newNotifier(notifyCtx, blobs, s3local.Buckets, logger)
-	defer notify.wait()
-	defer stopNotify()
+	defer notify.drain(stopNotify)
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

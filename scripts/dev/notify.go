@@ -48,9 +48,23 @@ func (n *notifier) start(deliver func(ctx context.Context, raw json.RawMessage) 
 	n.deliver = deliver
 }
 
-// wait waits for the deliveries in flight (the server is shutting down:
-// their context is already cancelled).
-func (n *notifier) wait() { n.wg.Wait() }
+// notifyDrain is how long a stopping server lets deliveries in flight
+// finish before it cancels them (a cancelled one leaves its upload to the
+// sweeper's no-verdict duty).
+const notifyDrain = 10 * time.Second
+
+// drain waits for the deliveries in flight, up to notifyDrain, then cancels
+// what is left (cancel is the deliveries' context's) and waits for it.
+func (n *notifier) drain(cancel context.CancelFunc) {
+	done := make(chan struct{})
+	go func() { n.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(notifyDrain):
+	}
+	cancel()
+	<-done
+}
 
 // PutObject implements blob.Objects, notifying ObjectCreated:Put.
 func (n *notifier) PutObject(ctx context.Context, ref blob.Ref, body io.ReadSeeker, opts blob.PutOptions) error {
