@@ -64,6 +64,9 @@ func TestRuntimeEmulatorJudgesAnS3AndAGuardDutySample(t *testing.T) {
 			if len(lines) != 1 || lines[0]["requestId"] != "rie-"+tc.sample {
 				t.Errorf("invocation lines = %v, want one with the request id\nRIE output:\n%s", lines, p.Output())
 			}
+			if other := len(logLines(t, p.Output(), "")) - len(lines) - len(logLines(t, p.Output(), "cold start")); other != 0 {
+				t.Errorf("%d log lines at INFO besides the cold start and the outcome line\nRIE output:\n%s", other, p.Output())
+			}
 		})
 	}
 }
@@ -110,7 +113,8 @@ func TestBootstrapSize(t *testing.T) {
 	t.Logf("bootstrap size: %.1f MiB for linux/arm64, stripped (what make build-ScanGateFunction ships)", float64(fi.Size())/(1<<20))
 }
 
-// logLines returns the function's JSON log lines whose message is msg.
+// logLines returns the function's JSON log lines whose message is msg
+// (every one for "").
 func logLines(t *testing.T, out, msg string) []map[string]any {
 	t.Helper()
 	var lines []map[string]any
@@ -118,7 +122,7 @@ func logLines(t *testing.T, out, msg string) []map[string]any {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		var m map[string]any
-		if json.Unmarshal(sc.Bytes(), &m) == nil && m["message"] == msg {
+		if json.Unmarshal(sc.Bytes(), &m) == nil && (msg == "" || m["message"] == msg) {
 			lines = append(lines, m)
 		}
 	}

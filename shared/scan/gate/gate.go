@@ -411,7 +411,9 @@ func (g *Gate) Commit(ctx context.Context, u uploads.Upload, v uploads.Verdict, 
 	case err != nil:
 		return Outcome{Upload: u.ID}, fmt.Errorf("commit the verdict on %s: %w", u.ID, err)
 	}
-	g.log.InfoContext(ctx, "scan verdict", "upload", u.ID, "state", string(v.State), "engine", v.Engine,
+	// The invocation's one outcome line carries the verdict; this is the
+	// detail (the threat names) for DEBUG.
+	g.log.DebugContext(ctx, "scan verdict", "upload", u.ID, "state", string(v.State), "engine", v.Engine,
 		"threats", v.Threats, "reason", v.Reason)
 	out := Outcome{Upload: u.ID, Action: Decided, State: v.State, Why: v.Reason}
 	u.State, u.UpdatedAt = v.State, now
