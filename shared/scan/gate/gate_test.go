@@ -2,6 +2,7 @@ package gate_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/custodymcp/custody/shared/blob"
 	"github.com/custodymcp/custody/shared/blob/blobtest"
 	"github.com/custodymcp/custody/shared/blob/s3local"
+	"github.com/custodymcp/custody/shared/lambdaio"
 	"github.com/custodymcp/custody/shared/records/seed"
 	"github.com/custodymcp/custody/shared/scan"
 	"github.com/custodymcp/custody/shared/scan/gate"
@@ -358,4 +360,32 @@ func TestOffRefusesAndBrokenFailsEveryVerdict(t *testing.T) {
 			t.Errorf("ListHeld(scan_failed) = %d uploads, %v; want both", len(held), err)
 		}
 	})
+}
+
+// The gate reads URLDecodedKey alone, which aws-lambda-go sets only when it
+// decodes an event from JSON: an S3Event built in Go names no object (so
+// no test hands the gate one), and a payload that does not decode — a key
+// with an escape S3 never sends, or not an event at all — is ignored,
+// never retried.
+func TestOnlyEventsDecodedFromJSONNameObjects(t *testing.T) {
+	sc := scantest.NewFaulty(signature.New(), signature.Name)
+	e := newEnv(t, envOptions{scanner: sc})
+	u := e.deposit(t, "memo.txt", memo)
+	built := lambdaio.ObjectCreatedEvent("Copy", "us-east-1", s3local.Buckets.Staging, blob.Verified(u.Object).Key, 1, "etag", epoch)
+	out, err := e.gate.HandleS3(context.Background(), built)
+	if err != nil || len(out) != 1 || out[0].Action != gate.Ignored {
+		t.Errorf("HandleS3(an event built in Go) = %+v, %v; want ignored", out, err)
+	}
+	for name, raw := range map[string]string{
+		"a key with an invalid escape": `{"Records":[{"eventName":"ObjectCreated:Put","s3":{"bucket":{"name":"custody-staging"},"object":{"key":"verified%ZZ"}}}]}`,
+		"a JSON array":                 `[1,2,3]`,
+		"an object of neither source":  `{"hello":"world"}`,
+	} {
+		if err := e.gate.Handle(context.Background(), json.RawMessage(raw)); err != nil {
+			t.Errorf("Handle(%s) = %v, want nil (ignored)", name, err)
+		}
+	}
+	if sc.Scans() != 0 || e.upload(t, u.ID).State != uploads.StateScanPending {
+		t.Errorf("%d scans, state %s; want none, scan_pending", sc.Scans(), e.upload(t, u.ID).State)
+	}
 }
