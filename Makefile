@@ -4,13 +4,15 @@
 SHELL := /bin/bash
 GO    ?= go
 
-.PHONY: run test test-go vet fuzz conformance bench clean tools-rie tools-clamav build-McpFunction build-ScanGateFunction
+.PHONY: run test test-go vet fuzz conformance bench clean tools-rie tools-clamav build-McpFunction build-WorkerFunction build-SweeperFunction build-ScanGateFunction
 
 # make run ARGS="-addr 127.0.0.1:18080 -data /tmp/custody-2" passes flags on.
 # The server is built first and run as itself (not under go run), so Ctrl-C
 # stops it cleanly; make then reports the interrupt (exit 130).
+# With STORE_ENGINE=dynamodb the server is built with the DynamoDB engine
+# (-tags dynamodb); the file engine's build links no AWS SDK.
 run:
-	$(GO) build -o bin/custody-dev ./scripts/dev
+	$(GO) build $(if $(filter dynamodb,$(STORE_ENGINE)),-tags dynamodb) -o bin/custody-dev ./scripts/dev
 	exec ./bin/custody-dev $(ARGS)
 
 test: tools-rie tools-clamav vet test-go fuzz conformance
@@ -18,6 +20,7 @@ test: tools-rie tools-clamav vet test-go fuzz conformance
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
+	$(GO) vet -tags dynamodb ./scripts/dev   # the dev server's DynamoDB engine (scripts/dev/dynamodb.go)
 	cd scripts/bench && GOWORK=off $(GO) vet ./...   # its own module: ./... above stops at its go.mod
 
 test-go:
@@ -48,11 +51,14 @@ fuzz:
 # The official MCP conformance suite (0.1.16; 0.2.0-alpha.12 with
 # --requirements 2025-11-25 and with --requirements 2026-07-28) and the
 # TypeScript SDK interop test, against the dev server's loopback fixture
-# profile. Any scored failure fails the target; no baseline is used. Node 22 and the npm packages are
+# profile. Any failing scenario fails the target, scored or not (the runner reads
+# each scenario's line); no baseline is used. Node 22 and the npm packages are
 # installed into .tools/ on first use by shared/nodetest (the machine's npm is
 # the installer; lockfiles in scripts/conformance/npm and scripts/interop/ts pin
 # them). The same installer puts fauxqs, the SQS emulator of the SQS engine's
-# tests, there (lockfile in shared/queue/sqsqueue/fauxqstest/npm).
+# tests, there (lockfile in shared/queue/sqsqueue/fauxqstest/npm), and the
+# TypeScript v2 client with ext-tasks of shared/tasks' interop test
+# (lockfile in scripts/interop/ts-tasks).
 conformance:
 	$(GO) run ./scripts/conformance
 
@@ -85,15 +91,26 @@ tools-clamav:
 	@bash scripts/ci/install-clamav.sh || { test "$$CI" != true && echo "tools-clamav: clamd is not installed; its tests will skip (run scripts/ci/install-clamav.sh as root)"; }
 
 # Lambda builds, called by `sam build` (template.yaml: Metadata BuildMethod
-# makefile) with ARTIFACTS_DIR set; by hand they write to bin/<Function>.
+# makefile) with ARTIFACTS_DIR set; by hand they write to bin/<Function>
+# (expanded in each recipe: build-WorkerFunction writes bin/WorkerFunction).
 ARTIFACTS_DIR ?= $(CURDIR)/bin/$(patsubst build-%,%,$@)
 
+# Stripped (-s -w: no symbol table, no DWARF; panics still print their
+# stack): Lambda downloads and maps the binary at every cold start.
 build-McpFunction:
-	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -o $(ARTIFACTS_DIR)/bootstrap ./functions/mcp
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' -o $(ARTIFACTS_DIR)/bootstrap ./functions/mcp
 
-# Stripped: the scan gate's bootstrap grows with intake's PDF engine (issue 18).
+# The task worker (the task queue's event source mapping) and the sweeper
+# (every minute), built as McpFunction is.
+build-WorkerFunction:
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' -o $(ARTIFACTS_DIR)/bootstrap ./functions/worker
+
+build-SweeperFunction:
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' -o $(ARTIFACTS_DIR)/bootstrap ./functions/sweeper
+
+# The scan gate (GuardDuty's scan results; intake's PDF engine, issue 18).
 build-ScanGateFunction:
-	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags="-s -w" -o $(ARTIFACTS_DIR)/bootstrap ./functions/scangate
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' -o $(ARTIFACTS_DIR)/bootstrap ./functions/scangate
 
 bench:
 	./scripts/bench/run.sh
@@ -106,4 +123,4 @@ clean:
 # registry the project installs from serves it.
 .PHONY: lint-template
 lint-template:
-	cfn-lint -t template.yaml
+	cfn-lint -t template.yaml infra/operations.yaml

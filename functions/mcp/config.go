@@ -12,6 +12,7 @@ import (
 
 	"github.com/custodymcp/custody/shared/approvals"
 	"github.com/custodymcp/custody/shared/auth/oauth"
+	"github.com/custodymcp/custody/shared/queue/sqsqueue"
 	"github.com/custodymcp/custody/shared/store/dynamostore"
 )
 
@@ -67,6 +68,14 @@ import (
 //	                        runs also signature. Refused without the buckets unless off or empty.
 //	S3_ENDPOINT             emulator runs only: the local S3 server's base URL (path-style). Refused
 //	                        unless DYNAMODB_ENDPOINT is set.
+//
+// Tasks (shared/tasks; docs/decisions.md "Tasks on AWS"):
+//
+//	TASK_QUEUE_URL          optional. The task queue (its QueueUrl): a task-augmented tools/call
+//	                        sends its task's message there after the row commits, and the task
+//	                        methods and task tools are served. Empty: no tasks (emulator runs).
+//	SQS_ENDPOINT            emulator runs only: SQS's endpoint replaced (e.g. fauxqs). Refused
+//	                        unless DYNAMODB_ENDPOINT and TASK_QUEUE_URL are set.
 //
 // OAuth (shared/auth/oauth; all optional, read only when OAUTH_ISSUER is set):
 //
@@ -130,6 +139,9 @@ type Config struct {
 	S3Endpoint string
 	// ScannerEngine is "guardduty", "signature" (emulator runs) or "" (off).
 	ScannerEngine string
+	// TaskQueueURL is the task queue ("": no tasks); SQSEndpoint the SQS
+	// emulator of an emulator run ("" on AWS).
+	TaskQueueURL, SQSEndpoint string
 	// OAuth configures the OAuth resource server; nil means API keys only.
 	// Its PublicBaseURL is PublicBaseURL; main adds the logger.
 	OAuth *oauth.Config
@@ -325,6 +337,21 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			bad("S3_ENDPOINT", "is refused unless DYNAMODB_ENDPOINT is set (emulator runs only)")
 		} else if u, err := url.Parse(c.S3Endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			bad("S3_ENDPOINT", "is not an http(s) URL")
+		}
+	}
+
+	c.TaskQueueURL, c.SQSEndpoint = getenv("TASK_QUEUE_URL"), getenv("SQS_ENDPOINT")
+	if c.TaskQueueURL != "" && !sqsqueue.ValidQueueURL(c.TaskQueueURL, emulated) {
+		bad("TASK_QUEUE_URL", "is not an SQS queue URL (https://sqs.<region>.amazonaws.com/<account>/<name>)")
+	}
+	if c.SQSEndpoint != "" {
+		switch u, err := url.Parse(c.SQSEndpoint); {
+		case !emulated:
+			bad("SQS_ENDPOINT", "is refused unless DYNAMODB_ENDPOINT is set (emulator runs only)")
+		case c.TaskQueueURL == "":
+			bad("SQS_ENDPOINT", "is refused without TASK_QUEUE_URL")
+		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+			bad("SQS_ENDPOINT", "is not an http(s) URL")
 		}
 	}
 

@@ -83,6 +83,53 @@ func TestLoadConfigOfTheUploadLane(t *testing.T) {
 	}
 }
 
+const testQueueURL = "https://sqs.us-east-1.amazonaws.com/123456789012/custody-prod-TaskQueue-AbC1"
+
+// The task queue: its URL on AWS serves tasks; an emulator run may name an
+// emulator's queue and endpoint; without it there are no tasks.
+func TestLoadConfigOfTheTaskQueue(t *testing.T) {
+	got, err := LoadConfig(with(awsEnv(), "TASK_QUEUE_URL", testQueueURL))
+	if err != nil || got.TaskQueueURL != testQueueURL || got.SQSEndpoint != "" {
+		t.Errorf("LoadConfig() = %+v, %v; want the queue URL", got, err)
+	}
+	emu, err := LoadConfig(with(awsEnv(), "CURSOR_KEY_SECRET_ARN", "", "DYNAMODB_ENDPOINT", "http://127.0.0.1:8000",
+		"LOCAL_CURSOR_KEY_HEX", testCursorKeyHex, "PUBLIC_BASE_URL", "http://127.0.0.1:3000",
+		"TASK_QUEUE_URL", "http://127.0.0.1:9324/000000000000/tasks", "SQS_ENDPOINT", "http://127.0.0.1:9324"))
+	if err != nil || emu.SQSEndpoint != "http://127.0.0.1:9324" {
+		t.Errorf("LoadConfig() emulated = %+v, %v", emu, err)
+	}
+}
+
+// The transport's per-request line is kept below its floor only for a
+// request that did not simply succeed.
+func TestRequestLinesKeepOnlyTheLinesOfRequestsThatDidNotSimplySucceed(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		level   slog.Level
+		message string
+		attrs   []any
+		kept    bool
+	}{
+		{"a refusal", slog.LevelInfo, "mcp request", []any{"method", "tools/call", "outcome", "VALIDATION"}, true},
+		{"a JSON-RPC error", slog.LevelInfo, "mcp request", []any{"method", "tasks/get", "outcome", "rpc:-32602"}, true},
+		{"a created task", slog.LevelInfo, "mcp request", []any{"method", "tools/call", "outcome", "task:created"}, true},
+		{"a plain success", slog.LevelInfo, "mcp request", []any{"method", "tools/call", "outcome", "ok"}, false},
+		{"a notification", slog.LevelInfo, "mcp request", []any{"method", "notifications/initialized", "outcome", "accepted"}, false},
+		{"a request without an audit row", slog.LevelInfo, "mcp request", []any{"status", 401}, false},
+		{"another INFO line", slog.LevelInfo, "something else", []any{"outcome", "VALIDATION"}, false},
+		{"a warning", slog.LevelWarn, "commit failed", nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			log := slog.New(requestLines(slog.NewJSONHandler(&b, nil), slog.LevelWarn))
+			log.Log(context.Background(), tc.level, tc.message, tc.attrs...)
+			if got := b.Len() > 0; got != tc.kept {
+				t.Errorf("line kept = %v, want %v (%q)", got, tc.kept, b.String())
+			}
+		})
+	}
+}
+
 func TestLoadConfigEmulated(t *testing.T) {
 	got, err := LoadConfig(with(awsEnv(), "CURSOR_KEY_SECRET_ARN", "", "DYNAMODB_ENDPOINT", "http://127.0.0.1:8000",
 		"LOCAL_CURSOR_KEY_HEX", testCursorKeyHex, "PUBLIC_BASE_URL", "http://127.0.0.1:3000/prod",
@@ -135,6 +182,10 @@ func TestLoadConfigNamesEachBadVariable(t *testing.T) {
 		{"a role ARN that is a user's", []string{"STAGING_BUCKET", "custody-staging", "RECORD_BUCKET", "custody-record", "UPLOAD_SIGNER_ROLE_ARN", "arn:aws:iam::123456789012:user/signer"}, []string{"UPLOAD_SIGNER_ROLE_ARN"}},
 		{"a role without the buckets", []string{"UPLOAD_SIGNER_ROLE_ARN", testRoleARN}, []string{"STAGING_BUCKET"}},
 		{"a local S3 endpoint on AWS", []string{"STAGING_BUCKET", "custody-staging", "RECORD_BUCKET", "custody-record", "UPLOAD_SIGNER_ROLE_ARN", testRoleARN, "S3_ENDPOINT", "http://127.0.0.1:9000"}, []string{"S3_ENDPOINT"}},
+		{"a task queue URL that is not SQS's", []string{"TASK_QUEUE_URL", "https://queue.firm.example/123456789012/tasks"}, []string{"TASK_QUEUE_URL"}},
+		{"an SQS endpoint on AWS", []string{"TASK_QUEUE_URL", testQueueURL, "SQS_ENDPOINT", "http://127.0.0.1:9324"}, []string{"SQS_ENDPOINT"}},
+		{"an SQS endpoint without a queue", []string{"CURSOR_KEY_SECRET_ARN", "", "DYNAMODB_ENDPOINT", "http://127.0.0.1:8000", "LOCAL_CURSOR_KEY_HEX", testCursorKeyHex,
+			"PUBLIC_BASE_URL", "http://127.0.0.1:3000", "SQS_ENDPOINT", "http://127.0.0.1:9324"}, []string{"SQS_ENDPOINT"}},
 		{"several at once, in order", []string{"DYNAMODB_TABLE", "", "LOG_LEVEL", "LOUD", "RESPONSE_STREAMING", ""},
 			[]string{"DYNAMODB_TABLE", "RESPONSE_STREAMING", "LOG_LEVEL"}},
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/custodymcp/custody/shared/approvals"
 	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/proposals"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/records/seed"
 	"github.com/custodymcp/custody/shared/store"
@@ -38,7 +39,7 @@ type emulator struct {
 // startEmulator starts minidyn (in process, on a loopback listener that
 // other processes can reach too), creates the table, seeds the demo firm and
 // mints a key with every read scope.
-func startEmulator(t *testing.T) *emulator {
+func startEmulator(t testing.TB) *emulator {
 	t.Helper()
 	srv := dynamotest.NewServer(t)
 	client := srv.Client()
@@ -98,6 +99,10 @@ const (
 	placeholderSignIn = "{{SIGNIN_TOKEN}}"
 	placeholderCookie = "{{APPROVALS_COOKIE}}"
 	placeholderCSRF   = "{{APPROVALS_CSRF}}"
+	// The review form's: its CSRF token (on the inbox, which lists the
+	// pending proposal the play filed) and that proposal's id.
+	placeholderReviewCSRF = "{{APPROVALS_REVIEW_CSRF}}"
+	placeholderProposal   = "{{PROPOSAL_ID}}"
 )
 
 // response is an answer as an HTTP client sees it.
@@ -111,7 +116,7 @@ type response struct {
 // answer must be.
 type sampleStep struct {
 	file  string
-	check func(t *testing.T, r response, s *sampleSession)
+	check func(t testing.TB, r response, s *sampleSession)
 }
 
 // sampleSession is the state the samples thread: the key and the session
@@ -119,17 +124,63 @@ type sampleStep struct {
 type sampleSession struct {
 	key, sessionID       string
 	signIn, cookie, csrf string
+	reviewCSRF, proposal string
 }
 
-// session is the start of one play of the samples: the emulator's key and
-// a fresh sign-in link of the demo attorney (a link works once).
+// session is the start of one play of the samples: the emulator's key, a
+// fresh sign-in link of the demo attorney (a link works once) and a fresh
+// pending proposal for the review form to approve.
 func (e *emulator) session(t *testing.T) *sampleSession {
 	t.Helper()
 	l, err := approvals.MintLink(context.Background(), e.Store, approvals.LinkRequest{Tenant: seed.DemoTenant, Principal: seed.DemoAttorney}, time.Now())
 	if err != nil {
 		t.Fatalf("mint a sign-in link: %v", err)
 	}
-	return &sampleSession{key: e.Key, signIn: l.Token}
+	return &sampleSession{key: e.Key, signIn: l.Token, proposal: e.fileProposal(t)}
+}
+
+// fileProposal files a routine create_deadline proposal of the demo
+// paralegal on Alvarez, with the rows propose_action writes
+// (proposals.Proposal.FileOps), and returns its id.
+func (e *emulator) fileProposal(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now().UTC()
+	_, cred, err := auth.Mint(ctx, e.Store, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoParalegal,
+		Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite}, Label: "functions/mcp sample proposal"}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	matterRow, err := e.Store.Get(ctx, records.MatterKey(seed.DemoTenant, seed.Alvarez))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m records.Matter
+	if err := records.DecodeRow(matterRow, &m); err != nil {
+		t.Fatal(err)
+	}
+	action, _ := proposals.Default().Action(proposals.ActionCreateDeadline)
+	raw := []byte(`{"due_date":"2027-01-15","kind":"filing","title":"Sample reply brief"}`)
+	args, err := action.Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eff := action.Effective(proposals.Config{})
+	p := &proposals.Proposal{ID: proposals.ID(cred.ID, seed.Alvarez, "sample"), Tenant: seed.DemoTenant, CaseID: seed.Alvarez,
+		Action: action.Name, Args: raw, ArgsDigest: strings.Repeat("0", 64),
+		Target: proposals.Target{Ref: proposals.Ref{Kind: proposals.TargetMatter, ID: seed.Alvarez}, Version: matterRow.Version},
+		Impact: action.Impact, WhatWillHappen: action.WhatWillHappen(args, m), DeliverableNoun: action.DeliverableNoun,
+		SupervisionFloor: eff.Floor, BatchEligible: action.BatchEligible(eff), Reason: "The order sets it.", StrippedFields: []string{},
+		RequestedBy: proposals.RequestedBy{Kind: "principal", Ref: cred.Reference()}, CredentialKeyHash: cred.KeyHash,
+		FiledVia: "propose_action", CreatedAt: now, ExpiresAt: now.Add(proposals.Life)}
+	ops, err := p.FileOps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Store.Transact(ctx, ops); err != nil {
+		t.Fatalf("file the sample proposal: %v", err)
+	}
+	return p.ID
 }
 
 // sampleBase is the emulator runs' PUBLIC_BASE_URL (emulator.env).
@@ -137,11 +188,12 @@ const sampleBase = "http://127.0.0.1"
 
 // sampleSession's sequence: initialize, the initialized notification,
 // tools/list, a read tool, DELETE; the approval page's sign-in (a form
-// body), its inbox (the cookie) and sign-out (cookie and form); then an
+// body), its inbox (the cookie), the review form approving the pending
+// proposal (cookie and form) and sign-out (cookie and form); then an
 // unauthenticated call. Every file in events/mcp is one step (a test holds
 // them equal).
 var sampleSteps = []sampleStep{
-	{"apigw-initialize.json", func(t *testing.T, r response, s *sampleSession) {
+	{"apigw-initialize.json", func(t testing.TB, r response, s *sampleSession) {
 		res := rpcResult(t, r, http.StatusOK)
 		if res["protocolVersion"] != "2025-11-25" {
 			t.Errorf("initialize protocolVersion = %v, want 2025-11-25", res["protocolVersion"])
@@ -150,12 +202,12 @@ var sampleSteps = []sampleStep{
 			t.Fatalf("initialize answered no Mcp-Session-Id (headers %v)", r.Header)
 		}
 	}},
-	{"apigw-notification-initialized.json", func(t *testing.T, r response, _ *sampleSession) {
+	{"apigw-notification-initialized.json", func(t testing.TB, r response, _ *sampleSession) {
 		if r.Status != http.StatusAccepted || len(r.Body) != 0 {
 			t.Errorf("notification = %d %q, want 202 and no body", r.Status, r.Body)
 		}
 	}},
-	{"apigw-tools-list.json", func(t *testing.T, r response, _ *sampleSession) {
+	{"apigw-tools-list.json", func(t testing.TB, r response, _ *sampleSession) {
 		res := rpcResult(t, r, http.StatusOK)
 		var names []string
 		for _, tool := range res["tools"].([]any) {
@@ -170,7 +222,7 @@ var sampleSteps = []sampleStep{
 			}
 		}
 	}},
-	{"apigw-tools-call.json", func(t *testing.T, r response, _ *sampleSession) {
+	{"apigw-tools-call.json", func(t testing.TB, r response, _ *sampleSession) {
 		res := rpcResult(t, r, http.StatusOK)
 		if res["isError"] == true {
 			t.Fatalf("list_matters refused: %v", res)
@@ -187,12 +239,12 @@ var sampleSteps = []sampleStep{
 			t.Errorf("list_matters case_ids = %v, want the demo attorney's %v", ids, want)
 		}
 	}},
-	{"apigw-delete-session.json", func(t *testing.T, r response, _ *sampleSession) {
+	{"apigw-delete-session.json", func(t testing.TB, r response, _ *sampleSession) {
 		if r.Status != http.StatusNoContent {
 			t.Errorf("DELETE = %d %q, want 204", r.Status, r.Body)
 		}
 	}},
-	{"apigw-approvals-signin.json", func(t *testing.T, r response, s *sampleSession) {
+	{"apigw-approvals-signin.json", func(t testing.TB, r response, s *sampleSession) {
 		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != sampleBase+"/approvals" {
 			t.Fatalf("sign-in = %d Location %q, want 303 to %s/approvals:\n%s", r.Status, r.Header.Get("Location"), sampleBase, r.Body)
 		}
@@ -206,7 +258,7 @@ var sampleSteps = []sampleStep{
 			t.Fatalf("sign-in set no %s cookie with HttpOnly, Secure, SameSite=Lax, Path=/ (Set-Cookie %q)", approvals.CookieName, r.Header.Values("Set-Cookie"))
 		}
 	}},
-	{"apigw-approvals-inbox.json", func(t *testing.T, r response, s *sampleSession) {
+	{"apigw-approvals-inbox.json", func(t testing.TB, r response, s *sampleSession) {
 		if r.Status != http.StatusOK || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
 			t.Fatalf("inbox = %d %q, want an HTML page:\n%s", r.Status, r.Header.Get("Content-Type"), r.Body)
 		}
@@ -226,13 +278,29 @@ var sampleSteps = []sampleStep{
 		}
 		rest := body[i+len(field):]
 		s.csrf = rest[:strings.IndexByte(rest, '"')]
+		j := strings.Index(body, `action="`+sampleBase+`/approvals/review"`)
+		if j < 0 || !strings.Contains(body, `name="ids" value="`+s.proposal+`"`) {
+			t.Fatalf("the inbox offers no selection of the pending proposal %s:\n%s", s.proposal, body)
+		}
+		rest = body[j:]
+		rest = rest[strings.Index(rest, field)+len(field):]
+		s.reviewCSRF = rest[:strings.IndexByte(rest, '"')]
 	}},
-	{"apigw-approvals-signout.json", func(t *testing.T, r response, _ *sampleSession) {
+	{"apigw-approvals-review-post.json", func(t testing.TB, r response, s *sampleSession) {
+		if r.Status != http.StatusOK || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
+			t.Fatalf("review = %d %q, want an HTML page:\n%s", r.Status, r.Header.Get("Content-Type"), r.Body)
+		}
+		body := string(r.Body)
+		if !strings.Contains(body, `id="result-`+s.proposal+`" data-status="approved" data-code=""`) || !strings.Contains(body, `data-ok="true"`) {
+			t.Errorf("the review did not approve %s:\n%s", s.proposal, body)
+		}
+	}},
+	{"apigw-approvals-signout.json", func(t testing.TB, r response, _ *sampleSession) {
 		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != sampleBase+"/approvals/signin" {
 			t.Errorf("sign-out = %d Location %q, want 303 to the sign-in page:\n%s", r.Status, r.Header.Get("Location"), r.Body)
 		}
 	}},
-	{"apigw-unauthenticated.json", func(t *testing.T, r response, _ *sampleSession) {
+	{"apigw-unauthenticated.json", func(t testing.TB, r response, _ *sampleSession) {
 		if r.Status != http.StatusUnauthorized || !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Bearer") {
 			t.Errorf("unauthenticated = %d, WWW-Authenticate %q; want 401 with a Bearer challenge", r.Status, r.Header.Get("WWW-Authenticate"))
 		}
@@ -242,7 +310,7 @@ var sampleSteps = []sampleStep{
 func asSlice(v any) []any { s, _ := v.([]any); return s }
 
 // rpcResult checks the status and returns the JSON-RPC result object.
-func rpcResult(t *testing.T, r response, status int) map[string]any {
+func rpcResult(t testing.TB, r response, status int) map[string]any {
 	t.Helper()
 	if r.Status != status {
 		t.Fatalf("status = %d, want %d; body %s", r.Status, status, r.Body)
@@ -261,14 +329,15 @@ func rpcResult(t *testing.T, r response, status int) map[string]any {
 }
 
 // readSample returns a sample event with the placeholders filled in.
-func readSample(t *testing.T, file string, s *sampleSession) []byte {
+func readSample(t testing.TB, file string, s *sampleSession) []byte {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(sampleDir, file))
 	if err != nil {
 		t.Fatalf("read sample: %v", err)
 	}
 	return []byte(strings.NewReplacer(placeholderKey, s.key, placeholderSession, s.sessionID,
-		placeholderSignIn, s.signIn, placeholderCookie, s.cookie, placeholderCSRF, s.csrf).Replace(string(raw)))
+		placeholderSignIn, s.signIn, placeholderCookie, s.cookie, placeholderCSRF, s.csrf,
+		placeholderReviewCSRF, s.reviewCSRF, placeholderProposal, s.proposal).Replace(string(raw)))
 }
 
 // playSamples plays every sample in order through invoke, from s.

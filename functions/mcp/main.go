@@ -7,13 +7,15 @@
 // clients, fetches the cursor sealing key from Secrets Manager and composes
 // the handler; any failure is one JSON log line naming what is wrong, then
 // exit 1, so Lambda reports an init error instead of serving half-built.
-// The read tools are registered, and the upload lane's when its buckets are
-// configured: the test fixtures (and the conformance profile built on
+// The read tools are registered, the upload lane's when its buckets are
+// configured, and the task tools with the task methods when the task queue
+// is (TASK_QUEUE_URL: a task's message is sent there after its row commits,
+// and functions/worker runs it): the test fixtures (and the conformance profile built on
 // them) never exist in this binary.
 //
 // Build it as template.yaml does (make build-McpFunction):
 //
-//	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go build -tags lambda.norpc -trimpath -o bootstrap ./functions/mcp
+//	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 go build -tags lambda.norpc -trimpath -ldflags='-s -w' -o bootstrap ./functions/mcp
 package main
 
 import (
@@ -29,12 +31,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
 	"github.com/custodymcp/custody/shared/approvals"
+	"github.com/custodymcp/custody/shared/audit"
 	"github.com/custodymcp/custody/shared/auth/oauth"
 	"github.com/custodymcp/custody/shared/blob"
 	"github.com/custodymcp/custody/shared/lambdaio"
+	"github.com/custodymcp/custody/shared/queue"
+	"github.com/custodymcp/custody/shared/queue/sqsqueue"
 	"github.com/custodymcp/custody/shared/scan/guardduty"
 	"github.com/custodymcp/custody/shared/scan/signature"
 	"github.com/custodymcp/custody/shared/server"
@@ -76,7 +82,12 @@ func main() {
 	if err != nil {
 		fail("build the upload lane's S3 engine", err)
 	}
-	srv, err := newServer(cfg, st, key, slog.New(lambdaio.NewLogHandler(os.Stdout, cfg.ServerLogLevel())), lane)
+	taskQueue, err := newTaskQueue(awsCfg, cfg)
+	if err != nil {
+		fail("build the task queue", err)
+	}
+	srv, err := newServer(cfg, st, key, slog.New(requestLines(lambdaio.NewLogHandler(os.Stdout, cfg.LogLevel), cfg.ServerLogLevel())), lane,
+		withTaskQueue(taskQueue))
 	if err != nil {
 		fail("compose the /mcp handler", err)
 	}
@@ -87,22 +98,23 @@ func main() {
 	}
 	logger.Info("cold start", "table", cfg.TableName, "streaming", cfg.Streaming,
 		"resourceUrl", cfg.ResourceURL, "emulated", cfg.DynamoDBEndpoint != "", "oauthIssuer", issuer,
-		"uploadLane", cfg.LaneEnabled())
+		"uploadLane", cfg.LaneEnabled(), "tasks", cfg.TaskQueueURL != "")
 	if cfg.Streaming {
 		lambda.Start(adapter.Stream)
 	}
 	lambda.Start(adapter.Buffer)
 }
 
-// newDynamoDB returns the DynamoDB client: the regional endpoint on AWS, or
-// DYNAMODB_ENDPOINT for an emulator (which sends no CRC32 response header).
+// newDynamoDB returns the DynamoDB client, built once per cold start: the
+// regional endpoint on AWS, or DYNAMODB_ENDPOINT for an emulator (which
+// sends no CRC32 response header), with the engine's settings
+// (dynamostore.ClientOptions: the endpoint resolved once, connections kept).
 func newDynamoDB(awsCfg aws.Config, cfg Config) *dynamodb.Client {
 	return dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
 		if cfg.DynamoDBEndpoint != "" {
-			o.BaseEndpoint = aws.String(cfg.DynamoDBEndpoint)
 			o.DisableValidateResponseChecksum = true
 		}
-	})
+	}, dynamostore.ClientOptions(cfg.DynamoDBEndpoint))
 }
 
 // newLane builds the upload lane's configuration (nil when its buckets are
@@ -153,7 +165,7 @@ func newLane(awsCfg aws.Config, cfg Config) (*server.LaneConfig, error) {
 // at the first token, not at cold start), and the approval page under
 // /approvals, its links from PUBLIC_BASE_URL and, with an OIDC client,
 // sign-in at the issuer. Tests build their handler through it too.
-func newServer(cfg Config, st store.Store, cursorKey []byte, logger *slog.Logger, lane *server.LaneConfig) (*server.Server, error) {
+func newServer(cfg Config, st store.Store, cursorKey []byte, logger *slog.Logger, lane *server.LaneConfig, opts ...func(*server.Config)) (*server.Server, error) {
 	var verifier *oauth.Verifier
 	if cfg.OAuth != nil {
 		oc := *cfg.OAuth
@@ -168,7 +180,7 @@ func newServer(cfg Config, st store.Store, cursorKey []byte, logger *slog.Logger
 	if cfg.OIDC != nil {
 		oidc = &cfg.OIDC.OIDCClient
 	}
-	return server.New(server.Config{
+	sc := server.Config{
 		Store:          st,
 		CursorKey:      cursorKey,
 		AllowedOrigins: cfg.AllowedOrigins,
@@ -180,7 +192,81 @@ func newServer(cfg Config, st store.Store, cursorKey []byte, logger *slog.Logger
 		AllowHTTPBase:  cfg.DynamoDBEndpoint != "",
 		OIDC:           oidc,
 		Lane:           lane,
+	}
+	for _, o := range opts {
+		o(&sc)
+	}
+	return server.New(sc)
+}
+
+// withTaskQueue serves tasks (server.Config.TaskQueue) with q; a nil q
+// serves none.
+func withTaskQueue(q queue.Sender) func(*server.Config) {
+	return func(c *server.Config) {
+		if q != nil {
+			c.TaskQueue = q
+		}
+	}
+}
+
+// newTaskQueue builds the SQS engine of the task queue (nil when
+// TASK_QUEUE_URL is empty): the client built once, SQS_ENDPOINT for an
+// emulator. Sending is all /mcp does with it.
+func newTaskQueue(awsCfg aws.Config, cfg Config) (queue.Sender, error) {
+	if cfg.TaskQueueURL == "" {
+		return nil, nil
+	}
+	client := sqs.NewFromConfig(awsCfg, sqsqueue.ClientOptions(cfg.SQSEndpoint))
+	return sqsqueue.New(sqsqueue.Options{Client: client, QueueURL: cfg.TaskQueueURL})
+}
+
+// requestLines is the handler of the MCP transport's logger. Below floor
+// (ServerLogLevel: WARN at INFO) it keeps only the transport's per-request
+// line ("mcp request") of a request whose outcome was not a plain success —
+// a refusal class, a JSON-RPC error, a created task, a replay — so the
+// logs carry what the dashboard counts by class (infra/operations.yaml)
+// without a second line for every successful request.
+func requestLines(h slog.Handler, floor slog.Level) slog.Handler {
+	return &requestLineHandler{inner: h, floor: floor}
+}
+
+type requestLineHandler struct {
+	inner slog.Handler
+	floor slog.Level
+}
+
+func (h *requestLineHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.inner.Enabled(ctx, l)
+}
+
+func (h *requestLineHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level < h.floor && !(r.Message == "mcp request" && notPlain(r)) {
+		return nil
+	}
+	return h.inner.Handle(ctx, r)
+}
+
+// notPlain reports whether a request line carries an outcome other than
+// ok or accepted.
+func notPlain(r slog.Record) bool {
+	found := false
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "outcome" {
+			if o := a.Value.String(); o != audit.OutcomeOK && o != audit.OutcomeAccepted {
+				found = true
+			}
+		}
+		return !found
 	})
+	return found
+}
+
+func (h *requestLineHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return &requestLineHandler{inner: h.inner.WithAttrs(attrs), floor: h.floor}
+}
+
+func (h *requestLineHandler) WithGroup(name string) slog.Handler {
+	return &requestLineHandler{inner: h.inner.WithGroup(name), floor: h.floor}
 }
 
 // fail logs one JSON line naming what is wrong (the variables, for a

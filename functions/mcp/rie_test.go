@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"debug/elf"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,7 +44,7 @@ import (
 const skipRIEVar = "CUSTODY_SKIP_RIE_TEST"
 
 // rieBinary returns the installed RIE (make tools-rie, which make test runs).
-func rieBinary(t *testing.T) string {
+func rieBinary(t testing.TB) string {
 	t.Helper()
 	if os.Getenv(skipRIEVar) != "" {
 		t.Skipf("%s is set: the Lambda runtime emulator test is skipped on request", skipRIEVar)
@@ -59,7 +60,7 @@ func rieBinary(t *testing.T) string {
 }
 
 // repoRoot is the module's root (where go.mod is).
-func repoRoot(t *testing.T) string {
+func repoRoot(t testing.TB) string {
 	t.Helper()
 	dir, err := os.Getwd()
 	if err != nil {
@@ -84,9 +85,10 @@ var (
 )
 
 // bootstrap builds the function once per test binary, for this machine, as
-// template.yaml's build does for linux/arm64 (-tags lambda.norpc -trimpath,
-// CGO off), and returns the path of the binary named bootstrap.
-func bootstrap(t *testing.T) string {
+// template.yaml's build does for linux/arm64 (-tags lambda.norpc -trimpath
+// -ldflags='-s -w', CGO off), and returns the path of the binary named
+// bootstrap.
+func bootstrap(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		if buildDir, buildErr = os.MkdirTemp("", "custody-bootstrap-"); buildErr != nil {
@@ -102,7 +104,8 @@ func bootstrap(t *testing.T) string {
 
 func goBuild(out string, env []string) error {
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	cmd := exec.Command(gobin, "build", "-tags", "lambda.norpc", "-trimpath", "-o", out, ".")
+	// The flags of the Makefile's build-McpFunction.
+	cmd := exec.Command(gobin, "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w", "-o", out, ".")
 	cmd.Env = append(append(os.Environ(), "CGO_ENABLED=0"), env...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %w\n%s", err, b)
@@ -120,7 +123,7 @@ func TestMain(m *testing.M) {
 
 // freePorts returns n distinct loopback ports that were free a moment ago
 // (all held open together, so none is returned twice).
-func freePorts(t *testing.T, n int) []int {
+func freePorts(t testing.TB, n int) []int {
 	t.Helper()
 	var ports []int
 	for range n {
@@ -165,7 +168,7 @@ type rieProcess struct {
 // Runtime API it serves the bootstrap) with env as the function's
 // environment; the RIE passes its own environment on to the function. The
 // process group (the RIE and the bootstrap it spawns) ends with the test.
-func startRIE(t *testing.T, rie, boot string, env map[string]string) *rieProcess {
+func startRIE(t testing.TB, rie, boot string, env map[string]string) *rieProcess {
 	t.Helper()
 	home := t.TempDir()
 	procEnv := []string{
@@ -222,7 +225,7 @@ func (p *rieProcess) stop() {
 // invoke posts one event to the RIE's invoke endpoint as Lambda's Invoke API
 // would, with the Lambda request id requestID, retrying while the RIE is not
 // yet listening. It returns the function's raw answer.
-func (p *rieProcess) invoke(t *testing.T, event []byte, requestID string) []byte {
+func (p *rieProcess) invoke(t testing.TB, event []byte, requestID string) []byte {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -250,7 +253,7 @@ func (p *rieProcess) invoke(t *testing.T, event []byte, requestID string) []byte
 }
 
 // streamed reads a streaming answer: prelude, delimiter, body.
-func streamed(t *testing.T, raw []byte, rieOut fmt.Stringer) response {
+func streamed(t testing.TB, raw []byte, rieOut fmt.Stringer) response {
 	t.Helper()
 	pre, body, err := lambdaiotest.ReadPrelude(bytes.NewReader(raw))
 	if err != nil {
@@ -263,7 +266,7 @@ func streamed(t *testing.T, raw []byte, rieOut fmt.Stringer) response {
 // outcomeLines returns the function's "invocation" log lines (its JSON
 // lines; the RIE's own START/END/REPORT lines are text). At LOG_LEVEL INFO
 // the function logs nothing else but its one "cold start" line.
-func outcomeLines(t *testing.T, out string) []map[string]any {
+func outcomeLines(t testing.TB, out string) []map[string]any {
 	t.Helper()
 	var lines []map[string]any
 	sc := bufio.NewScanner(strings.NewReader(out))
@@ -333,44 +336,64 @@ func TestRuntimeEmulatorBuffered(t *testing.T) {
 	}
 }
 
-// Cold start, measured: from starting the RIE process to the answer of the
-// first invoke (an initialize), which includes the RIE's own start, the
-// bootstrap's exec and init (config, AWS config, handler) and one
-// authenticated request against the emulator. Logged, never asserted
-// (STYLE.md: a test never asserts a wall-clock time). The bootstrap's size
-// is logged for this machine and for the shipped linux/arm64 build.
-func TestRuntimeEmulatorColdStart(t *testing.T) {
-	rie, boot := rieBinary(t), bootstrap(t)
-	emu := startEmulator(t)
-	const runs = 10
-	var took []time.Duration
-	for i := range runs {
-		p := startRIE(t, rie, boot, emu.env(true))
-		s := &sampleSession{key: emu.Key}
-		r := streamed(t, p.invoke(t, readSample(t, sampleSteps[0].file, s), fmt.Sprintf("cold-%d", i)), p.out)
-		took = append(took, time.Since(p.started))
-		sampleSteps[0].check(t, r, s)
-		p.stop()
-	}
-	slices.Sort(took)
-	median := (took[runs/2-1] + took[runs/2]) / 2
-	t.Logf("cold start (RIE process start to first answered invoke), %d runs: median %v, min %v, max %v",
-		runs, median.Round(100*time.Microsecond), took[0].Round(100*time.Microsecond), took[runs-1].Round(100*time.Microsecond))
-
+// BenchmarkRuntimeEmulatorColdStart measures a cold start: from starting
+// the RIE process to the answer of the first invoke (an initialize), which
+// includes the RIE's own start, the bootstrap's exec and init (config, AWS
+// config, handler) and one authenticated request against the emulator.
+// ms/op is one cold start; the bootstrap's size for this machine is
+// reported beside it.
+func BenchmarkRuntimeEmulatorColdStart(b *testing.B) {
+	rie, boot := rieBinary(b), bootstrap(b)
+	emu := startEmulator(b)
 	host, err := os.Stat(boot)
 	if err != nil {
-		t.Fatal(err)
+		b.Fatal(err)
+	}
+	i := 0
+	for b.Loop() {
+		p := startRIE(b, rie, boot, emu.env(true))
+		s := &sampleSession{key: emu.Key}
+		r := streamed(b, p.invoke(b, readSample(b, sampleSteps[0].file, s), fmt.Sprintf("cold-%d", i)), p.out)
+		b.StopTimer()
+		sampleSteps[0].check(b, r, s)
+		p.stop()
+		b.StartTimer()
+		i++
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/coldstart")
+	b.ReportMetric(float64(host.Size())/1e6, "bootstrap-MB")
+}
+
+// maxBootstrapBytes bounds the shipped bootstrap, which Lambda downloads
+// and maps at every cold start. Issue 19 asked for 12 MiB; the upload lane
+// put the S3 client (multipart calls and presigning) into /mcp, which brings
+// the stripped linux/arm64 binary to about 21 MB, so the bound is 24 MiB and
+// the miss is recorded in docs/decisions.md ("start-up and footprint").
+const maxBootstrapBytes = 24 << 20
+
+func TestShippedBootstrapIsStrippedAndBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cross-compiles the function for linux/arm64")
 	}
 	arm := filepath.Join(t.TempDir(), "bootstrap")
 	if err := goBuild(arm, []string{"GOOS=linux", "GOARCH=arm64"}); err != nil {
 		t.Fatal(err)
 	}
-	shipped, err := os.Stat(arm)
+	fi, err := os.Stat(arm)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("bootstrap size: %.1f MiB for %s/%s, %.1f MiB for linux/arm64 (what make build-McpFunction ships)",
-		float64(host.Size())/(1<<20), runtime.GOOS, runtime.GOARCH, float64(shipped.Size())/(1<<20))
+	if fi.Size() > maxBootstrapBytes {
+		t.Fatalf("linux/arm64 bootstrap built as make build-McpFunction does = %d bytes, want at most %d", fi.Size(), maxBootstrapBytes)
+	}
+	f, err := elf.Open(arm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if sec := f.Section(".symtab"); sec != nil {
+		t.Fatalf("linux/arm64 bootstrap has a symbol table (%d bytes): want it stripped (-ldflags='-s -w')", sec.Size)
+	}
 }
 
 // A missing or invalid variable fails the cold start: one log line naming

@@ -347,7 +347,7 @@ func TestScanGateBuildIsStripped(t *testing.T) {
 		t.Fatal(err)
 	}
 	recipe := regexp.MustCompile(`(?m)^build-ScanGateFunction:.*\n((?:\t.*\n)+)`).FindSubmatch(mk)
-	if recipe == nil || !strings.Contains(string(recipe[1]), `-ldflags="-s -w"`) || !strings.Contains(string(recipe[1]), "./functions/scangate") {
+	if recipe == nil || !strings.Contains(string(recipe[1]), `-ldflags='-s -w'`) || !strings.Contains(string(recipe[1]), "./functions/scangate") {
 		t.Errorf("build-ScanGateFunction = %q, want a stripped build of ./functions/scangate", recipe)
 	}
 }

@@ -5,8 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/custodymcp/custody/shared/blob"
 	"github.com/custodymcp/custody/shared/blob/s3local"
@@ -23,9 +27,7 @@ import (
 // Lambda request id. (What the RIE cannot show: Lambda's asynchronous
 // retries and the on-failure queue; the template test holds those.)
 func TestRuntimeEmulatorJudgesAnS3AndAGuardDutySample(t *testing.T) {
-	rie := rietest.RIEBinary(t)
-	boot := rietest.BuildBootstrap(t)
-	fn := rietest.Function{Name: "ScanGateFunction", TimeoutS: 300, MemoryMiB: 2048}
+	rie, boot := rietest.Binary(t), rietest.Build(t, scangatePkg)
 	creds := s3local.TestCredentials
 	for _, tc := range []struct {
 		engine, sample string
@@ -41,7 +43,7 @@ func TestRuntimeEmulatorJudgesAnS3AndAGuardDutySample(t *testing.T) {
 			emu := startEmulators(t, tc.engine)
 			env := emu.env(tc.engine)
 			env["AWS_ACCESS_KEY_ID"], env["AWS_SECRET_ACCESS_KEY"] = creds.AccessKeyID, creds.SecretAccessKey
-			p := rietest.StartRIE(t, rie, boot, fn, env)
+			p := rietest.Start(t, rie, boot, "ScanGateFunction", 5*time.Minute, env)
 			u := emu.deposit(t, "memo.txt", tc.body)
 			etag := ""
 			if tc.engine == EngineGuardDuty {
@@ -74,12 +76,11 @@ func TestRuntimeEmulatorJudgesAnS3AndAGuardDutySample(t *testing.T) {
 // A handler error is the function's error, for Lambda's retries: here the
 // staging bucket is unreachable while the event names a real upload.
 func TestRuntimeEmulatorAnswersAFunctionErrorWhenS3IsUnreachable(t *testing.T) {
-	rie := rietest.RIEBinary(t)
-	boot := rietest.BuildBootstrap(t)
+	rie, boot := rietest.Binary(t), rietest.Build(t, scangatePkg)
 	emu := startEmulators(t, EngineSignature)
 	env := emu.env(EngineSignature)
 	env["S3_ENDPOINT"] = "http://127.0.0.1:1" // nothing listens there
-	p := rietest.StartRIE(t, rie, boot, rietest.Function{Name: "ScanGateFunction", TimeoutS: 300, MemoryMiB: 2048}, env)
+	p := rietest.Start(t, rie, boot, "ScanGateFunction", 5*time.Minute, env)
 	u := emu.deposit(t, "memo.txt", memo)
 	answer := p.Invoke(t, sample(t, "s3-object-created.json", sampleCases["s3-object-created.json"].sampleID, u, ""), "rie-unreachable")
 	var fnErr struct {
@@ -102,15 +103,29 @@ func creds() string { return s3local.TestCredentials.SecretAccessKey }
 // The bootstrap's size as make build-ScanGateFunction ships it
 // (linux/arm64, stripped), logged, never asserted.
 func TestBootstrapSize(t *testing.T) {
-	if os.Getenv(rietest.SkipRIEVar) != "" {
-		t.Skipf("%s is set", rietest.SkipRIEVar)
+	if os.Getenv(rietest.SkipVar) != "" {
+		t.Skipf("%s is set", rietest.SkipVar)
 	}
-	arm := rietest.BuildBootstrap(t, "GOOS=linux", "GOARCH=arm64")
+	arm := filepath.Join(t.TempDir(), "bootstrap")
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w", "-o", arm, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=arm64")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build for linux/arm64: %v\n%s", err, out)
+	}
 	fi, err := os.Stat(arm)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("bootstrap size: %.1f MiB for linux/arm64, stripped (what make build-ScanGateFunction ships)", float64(fi.Size())/(1<<20))
+}
+
+// scangatePkg is the function's package, as rietest.Build builds it.
+const scangatePkg = "github.com/custodymcp/custody/functions/scangate"
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	rietest.Cleanup()
+	os.Exit(code)
 }
 
 // logLines returns the function's JSON log lines whose message is msg

@@ -35,6 +35,9 @@ type levelResult struct {
 	CPUSeconds       float64 `json:"cpuSeconds"`
 	CPUStatSeconds   float64 `json:"cpuStatSeconds"`
 	CPUMicrosPerCall float64 `json:"cpuMicrosPerCall"`
+	// DynamoMicrosPerCall is the DynamoDB emulator's CPU per call
+	// (custody-dynamodb; the emulator runs on the client's CPU).
+	DynamoMicrosPerCall float64 `json:"dynamoMicrosPerCall,omitempty"`
 	// CPUUtilization is server CPU seconds per wall second (1.0 = its core saturated).
 	CPUUtilization float64 `json:"cpuUtilization"`
 	// ServerCore is how the server's CPU spent the window, from /proc/stat:
@@ -83,6 +86,7 @@ type levelConfig struct {
 	warmup      time.Duration
 	duration    time.Duration
 	pid         int   // server process, for CPU samples
+	dynamoPID   int   // the DynamoDB emulator's process (0: none)
 	cpu         int   // the CPU it is pinned to
 	clkTck      int64 // USER_HZ
 }
@@ -147,6 +151,12 @@ func runLevel(ctx context.Context, cfg levelConfig) (levelResult, error) {
 	if err != nil {
 		return res, fmt.Errorf("server CPU at t0: %w", err)
 	}
+	var dynBefore, dynAfter cpuSample
+	if cfg.dynamoPID != 0 {
+		if dynBefore, err = sampleCPU(cfg.dynamoPID); err != nil {
+			return res, fmt.Errorf("emulator CPU at t0: %w", err)
+		}
+	}
 	coreBefore, err := sampleCore(cfg.cpu)
 	if err != nil {
 		return res, err
@@ -158,6 +168,11 @@ func runLevel(ctx context.Context, cfg levelConfig) (levelResult, error) {
 	after, err := sampleCPU(cfg.pid)
 	if err != nil {
 		return res, fmt.Errorf("server CPU at t1: %w", err)
+	}
+	if cfg.dynamoPID != 0 {
+		if dynAfter, err = sampleCPU(cfg.dynamoPID); err != nil {
+			return res, fmt.Errorf("emulator CPU at t1: %w", err)
+		}
 	}
 	coreAfter, err := sampleCore(cfg.cpu)
 	if err != nil {
@@ -209,6 +224,9 @@ func runLevel(ctx context.Context, cfg levelConfig) (levelResult, error) {
 	res.ServerCore = coreAfter.since(coreBefore)
 	if res.Calls > 0 {
 		res.CPUMicrosPerCall = res.CPUSeconds / float64(res.Calls) * 1e6
+		if cfg.dynamoPID != 0 {
+			res.DynamoMicrosPerCall = float64(dynAfter.SchedNS-dynBefore.SchedNS) / 1e3 / float64(res.Calls)
+		}
 	}
 	return res, nil
 }

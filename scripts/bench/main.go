@@ -27,6 +27,7 @@ type config struct {
 	duration    time.Duration
 	starts      int
 	serverCPU   int
+	clientCPU   int
 	tool        string
 	caseID      string
 	jsonOut     string
@@ -52,7 +53,7 @@ func main() {
 
 func run() error {
 	cfg := &config{}
-	targets := flag.String("targets", "go-sdk,mcp-go,custody,go-sdk-2026,custody-2026", "targets to measure, in order (a -2026 target speaks the stateless 2026-07-28 revision)")
+	targets := flag.String("targets", "go-sdk,mcp-go,custody,go-sdk-2026,custody-2026,custody-dynamodb", "targets to measure, in order (a -2026 target speaks the stateless 2026-07-28 revision; custody-dynamodb runs Custody on the DynamoDB emulator in a process of its own)")
 	levels := flag.String("levels", "1,8,64", "concurrency levels (workers)")
 	flag.StringVar(&cfg.bin, "bin", "", "folder with the built binaries: gosdk, mcpgo, custody, custodyctl (required)")
 	flag.StringVar(&cfg.work, "work", "", "scratch folder for logs and Custody's data (required)")
@@ -60,6 +61,7 @@ func run() error {
 	flag.DurationVar(&cfg.duration, "duration", 10*time.Second, "measured window per level")
 	flag.IntVar(&cfg.starts, "starts", 11, "process starts timed per target (the median is reported)")
 	flag.IntVar(&cfg.serverCPU, "server-cpu", 0, "the one CPU the servers run on")
+	flag.IntVar(&cfg.clientCPU, "client-cpu", 1, "the CPU of the load client, where the DynamoDB emulator of custody-dynamodb runs too")
 	flag.StringVar(&cfg.tool, "tool", "get_matter", "tool to call")
 	flag.StringVar(&cfg.caseID, "case-id", "m_meridian", "case_id argument (a matter every target knows)")
 	flag.StringVar(&cfg.jsonOut, "json", "", "also write the results as JSON to this file")
@@ -170,7 +172,7 @@ func newTarget(cfg *config, name string) (*target, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.Env = cfg.serverEnv
+	t.Env = append(t.Env, cfg.serverEnv...)
 	return t, nil
 }
 
@@ -190,8 +192,19 @@ func describe(cfg *config, name string) (*target, error) {
 			Args: func(addr string) []string { return []string{"-addr", addr, "-data", cfg.custodyData} }}
 		t.Setup = custodySetup(cfg)
 		return t, nil
+	case "custody-dynamodb":
+		// The dev server built with its DynamoDB engine (-tags dynamodb).
+		t := &target{Name: name, Bin: filepath.Join(cfg.bin, "custody-dynamodb"),
+			Args: func(addr string) []string { return []string{"-addr", addr, "-data", cfg.custodyData} }}
+		t.Setup = dynamoSetup(cfg, custodySetup(cfg))
+		t.Teardown = func() {
+			if t.Dynamo != nil {
+				_ = t.Dynamo.stop(10 * time.Second)
+			}
+		}
+		return t, nil
 	}
-	return nil, fmt.Errorf("unknown target %q (want go-sdk, go-sdk-2026, mcp-go, custody or custody-2026)", name)
+	return nil, fmt.Errorf("unknown target %q (want go-sdk, go-sdk-2026, mcp-go, custody, custody-2026 or custody-dynamodb)", name)
 }
 
 func logf(format string, args ...any) {

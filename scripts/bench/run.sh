@@ -4,7 +4,8 @@
 #
 # It builds every server with `go build -trimpath` into a temporary folder
 # (the peers from this folder's own Go module, Custody's ./scripts/dev and
-# ./scripts/custodyctl from the main module), then runs the bench command on
+# ./scripts/custodyctl and the DynamoDB emulator (minidyn) from the main
+# module), then runs the bench command on
 # CPU 1 (`taskset -c 1`); that command starts each server in turn pinned to
 # CPU 0, on a free loopback port, Custody on a fresh data folder, measures,
 # stops it, and prints one side-by-side table. The same results are written
@@ -58,10 +59,12 @@ mkdir -p "$bin"
 echo "bench: building into $bin" >&2
 (cd "$here" && go build -trimpath -o "$bin/" . ./peer/gosdk ./peer/mcpgo)
 
-targets="go-sdk,mcp-go,custody,go-sdk-2026,custody-2026"
+targets="go-sdk,mcp-go,custody,go-sdk-2026,custody-2026,custody-dynamodb"
 custody_built=1
 if ! (cd "$root" && go build -trimpath -o "$bin/custody" ./scripts/dev &&
-	go build -trimpath -o "$bin/custodyctl" ./scripts/custodyctl); then
+	go build -trimpath -tags dynamodb -o "$bin/custody-dynamodb" ./scripts/dev &&
+	go build -trimpath -o "$bin/custodyctl" ./scripts/custodyctl &&
+	go build -trimpath -o "$bin/minidyn" ./shared/store/dynamostore/dynamotest/cmd/minidyn); then
 	echo "bench: WARNING: Custody's server did not build; measuring the peers only" >&2
 	targets="go-sdk,mcp-go"
 	custody_built=0
@@ -80,7 +83,7 @@ stamp=$(date -u +%Y%m%dT%H%M%SZ)
 
 # The bench runs in the background so that a signal to this script reaches
 # the trap at once (bash runs traps only between foreground commands).
-${pin[@]+"${pin[@]}"} "$bin/bench" -bin "$bin" -work "$work" -server-cpu "$server_cpu" \
+${pin[@]+"${pin[@]}"} "$bin/bench" -bin "$bin" -work "$work" -server-cpu "$server_cpu" -client-cpu "$client_cpu" \
 	-targets "$targets" -json "$results/$stamp.json" -text "$results/$stamp.txt" "$@" &
 bench_pid=$!
 status=0

@@ -26,8 +26,14 @@ type target struct {
 	Env []string
 	// Key is the bearer key sent on every request (Custody only).
 	Key string
-	// Setup runs once before anything is measured (Custody: seed + mint).
+	// Setup runs once before anything is measured (Custody: seed + mint;
+	// on DynamoDB the emulator is started first).
 	Setup func(ctx context.Context, t *target) error
+	// Teardown runs once after the target is measured (stops the emulator).
+	Teardown func()
+	// Dynamo is the DynamoDB emulator serving this target, once Setup ran
+	// (custody-dynamodb only): its CPU is read beside the server's.
+	Dynamo *process
 	// Era2026 speaks the stateless 2026-07-28 revision: no initialize, no
 	// session; every call carries its _meta and the standard headers.
 	Era2026 bool
@@ -172,9 +178,23 @@ func custodySetup(cfg *config) func(ctx context.Context, t *target) error {
 			return err
 		}
 		defer p.stop(10 * time.Second)
+		// The server listens once the demo firm is seeded. On the file
+		// engine custodyctl then needs the admin address it writes into the
+		// data folder; on DynamoDB custodyctl goes to the table and the
+		// server writes no address, so accepting connections is the sign.
 		adminAddr := filepath.Join(cfg.custodyData, "admin-addr")
+		ready := func() bool { _, err := os.Stat(adminAddr); return err == nil }
+		if t.Dynamo != nil {
+			ready = func() bool {
+				c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+				if err == nil {
+					c.Close()
+				}
+				return err == nil
+			}
+		}
 		for {
-			if _, err := os.Stat(adminAddr); err == nil {
+			if ready() {
 				break
 			}
 			if done, werr := p.exited(); done {
@@ -215,6 +235,48 @@ func custodySetup(cfg *config) func(ctx context.Context, t *target) error {
 	}
 }
 
+// dynamoTable is the table the emulator creates for custody-dynamodb.
+const dynamoTable = "custody-bench"
+
+// dynamoSetup starts the DynamoDB emulator (cmd minidyn, which creates the
+// table) in its own process pinned to the load client's CPU, so that its
+// work neither counts as the server's nor competes with it, points the
+// target at it, then runs Custody's own setup (seed, mint) there.
+func dynamoSetup(cfg *config, custody func(ctx context.Context, t *target) error) func(ctx context.Context, t *target) error {
+	return func(ctx context.Context, t *target) error {
+		emu := &target{Name: "minidyn", Bin: filepath.Join(cfg.bin, "minidyn"),
+			Args: func(addr string) []string { return []string{"-addr", addr, "-table", dynamoTable} }}
+		addr, err := freeAddr()
+		if err != nil {
+			return err
+		}
+		p, err := launch(emu, addr, cfg.clientCPU, filepath.Join(cfg.work, "minidyn.log"))
+		if err != nil {
+			return err
+		}
+		t.Dynamo = p
+		url := "http://" + addr
+		begin := time.Now()
+		for {
+			// minidyn prints its URL once the table exists; its log is the
+			// file launch gave it.
+			if strings.Contains(p.logTail(400), url) {
+				break
+			}
+			if done, werr := p.exited(); done {
+				return fmt.Errorf("minidyn exited (%v): %s", werr, p.logTail(600))
+			}
+			if time.Since(begin) > 30*time.Second {
+				return fmt.Errorf("minidyn did not start within 30 s: %s", p.logTail(600))
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		t.Env = append(t.Env, "STORE_ENGINE=dynamodb", "DYNAMODB_TABLE="+dynamoTable, "DYNAMODB_ENDPOINT="+url)
+		logf("%s: DynamoDB emulator at %s on CPU %d (pid %d)", t.Name, url, cfg.clientCPU, p.pid())
+		return custody(ctx, t)
+	}
+}
+
 // benchTarget measures one target: setup, start-ups, then each level on one
 // long-running process.
 func benchTarget(ctx context.Context, cfg *config, hc *http.Client, t *target) (res targetResult) {
@@ -229,6 +291,9 @@ func benchTarget(ctx context.Context, cfg *config, hc *http.Client, t *target) (
 		return fail(err)
 	}
 	res.BinaryBytes = fi.Size()
+	if t.Teardown != nil {
+		defer t.Teardown()
+	}
 	if t.Setup != nil {
 		if err := t.Setup(ctx, t); err != nil {
 			return fail(fmt.Errorf("setup: %w", err))
@@ -281,11 +346,15 @@ func benchTarget(ctx context.Context, cfg *config, hc *http.Client, t *target) (
 	probe.close(ctx)
 
 	for _, c := range cfg.levels {
-		lr, err := runLevel(ctx, levelConfig{
+		lc := levelConfig{
 			http: hc, url: url, key: t.Key, era2026: t.Era2026, tool: cfg.tool, args: args,
 			concurrency: c, warmup: cfg.warmup, duration: cfg.duration,
 			pid: p.pid(), cpu: cfg.serverCPU, clkTck: cfg.clkTck,
-		})
+		}
+		if t.Dynamo != nil {
+			lc.dynamoPID = t.Dynamo.pid()
+		}
+		lr, err := runLevel(ctx, lc)
 		if err != nil {
 			return fail(fmt.Errorf("concurrency %d: %w", c, err))
 		}
@@ -296,6 +365,9 @@ func benchTarget(ctx context.Context, cfg *config, hc *http.Client, t *target) (
 		logf("%s: c=%-3d %8.0f calls/s  p50 %.3f ms  p99 %.3f ms  max %.1f ms  CPU %.1f µs/call (server %.0f%% of its core; core busy %.0f%%, iowait %.0f%%)  errors %d",
 			t.Name, c, lr.CallsPerSec, lr.P50Ms, lr.P99Ms, lr.MaxMs, lr.CPUMicrosPerCall,
 			100*lr.CPUUtilization, 100*lr.ServerCore.Busy, 100*lr.ServerCore.IOWait, lr.Errors)
+		if t.Dynamo != nil {
+			logf("%s: c=%-3d emulator CPU %.1f µs/call (on the client's CPU, not counted above)", t.Name, c, lr.DynamoMicrosPerCall)
+		}
 		if math.Abs(lr.CPUStatSeconds-lr.CPUSeconds) > 0.05*lr.CPUSeconds+2/float64(cfg.clkTck) {
 			res.Notes = append(res.Notes, fmt.Sprintf("c=%d: schedstat %.3f s vs utime+stime %.3f s disagree", c, lr.CPUSeconds, lr.CPUStatSeconds))
 		}

@@ -110,3 +110,39 @@ func TestTheNotScoredSummaryKeepsItsLineAndTheFailingScenarios(t *testing.T) {
 		t.Errorf("String() = %q, want the not-scored lines indented below", s)
 	}
 }
+
+func TestAnUnscoredFailingScenarioFailsTheRunThoughTheSuiteExitsZero(t *testing.T) {
+	out := []byte("=== Running scenario: ping ===\n✗ not a summary line: 1 passed, 1 failed\n\n=== SUMMARY ===\n" +
+		"✓ server-initialize: 2 passed, 0 failed\n✗ tasks-lifecycle: 1 passed, 8 failed\n✓ auth/basic-cimd: 3 passed, 0 failed, 1 warnings\n" +
+		"\nTotal: 6 passed, 8 failed\n\nNot scored for 2026-07-28: 1 scenario(s) run, 1 failing. These do not affect conformance.\n  ✗ tasks-lifecycle (extension)\n")
+	got, err := scenarios(out, "Total: 6 passed, 8 failed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []scenario{{"server-initialize", true, 2, 0}, {"tasks-lifecycle", false, 1, 8}, {"auth/basic-cimd", true, 3, 0}}
+	if !slices.Equal(got, want) {
+		t.Errorf("scenarios = %v, want %v", got, want)
+	}
+	for _, c := range []struct {
+		name string
+		r    result
+		ok   bool
+	}{
+		{"a run whose every scenario passed is ok", result{Suite: true, Summary: "Total: 2 passed, 0 failed", Scenarios: want[:1]}, true},
+		{"an unscored failing scenario fails a run that exited 0", result{Suite: true, Summary: "Total: 6 passed, 8 failed", Scenarios: want}, false},
+		{"a suite run without scenario lines fails", result{Suite: true, Summary: "Total: 0 passed, 0 failed"}, false},
+		{"the interop run has no scenarios", result{Summary: "tests 3, pass 3, fail 0"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.r.ok(); got != c.ok {
+				t.Errorf("ok() = %t, want %t", got, c.ok)
+			}
+		})
+	}
+	if s := (result{Name: "x", Suite: true, Summary: "Total: 6 passed, 8 failed", Scenarios: want}).String(); !strings.Contains(s, "\n    3 scenarios, 1 failing\n    failing: tasks-lifecycle") {
+		t.Errorf("String() = %q, want the failing scenarios listed", s)
+	}
+	if _, err := scenarios(out, "Total: 7 passed, 8 failed"); err == nil {
+		t.Error("scenario lines that do not add up to the Total line are accepted")
+	}
+}

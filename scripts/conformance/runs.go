@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -27,13 +28,33 @@ type result struct {
 	// NotScored is a 0.2 suite's "Not scored for REV: …" line followed by
 	// its unscored scenarios that failed (none when it printed no such line).
 	NotScored []string
+	// Suite marks a conformance suite's run, whose summary lists every
+	// scenario it ran (Scenarios); the interop test has none.
+	Suite bool
+	// Scenarios are the per-scenario lines of a suite's summary, scored or
+	// not: the run passes only when none failed (a suite's exit code
+	// ignores its unscored scenarios; this run does not).
+	Scenarios []scenario
 	// ExitCode is the process's (-1 when it did not end by itself).
 	ExitCode int
 	// Err says why the run could not be made or did not end.
 	Err error
 }
 
-func (r result) ok() bool { return r.Err == nil && r.ExitCode == 0 && r.Summary != "" }
+func (r result) ok() bool {
+	return r.Err == nil && r.ExitCode == 0 && r.Summary != "" && (!r.Suite || (len(r.Scenarios) > 0 && len(r.failing()) == 0))
+}
+
+// failing are the names of the scenarios that failed.
+func (r result) failing() []string {
+	var out []string
+	for _, s := range r.Scenarios {
+		if s.Failed > 0 || !s.OK {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
 
 func (r result) String() string {
 	summary := r.Summary
@@ -44,10 +65,51 @@ func (r result) String() string {
 	if r.Err != nil {
 		s += ": " + r.Err.Error()
 	}
+	if r.Suite {
+		s += fmt.Sprintf("\n    %d scenarios, %d failing", len(r.Scenarios), len(r.failing()))
+		for _, name := range r.failing() {
+			s += "\n    failing: " + name
+		}
+	}
 	for _, line := range r.NotScored {
 		s += "\n    " + line
 	}
 	return s
+}
+
+// scenario is one line of a suite's summary: "✓|✗ <name>: N passed, M
+// failed[, W warnings]".
+type scenario struct {
+	Name           string
+	OK             bool // marked ✓
+	Passed, Failed int
+}
+
+// scenarios returns the per-scenario lines of a suite's last summary (the
+// lines after its last "=== SUMMARY ===" line). The error says that they do
+// not add up to the summary's Total line, so that no line was missed.
+func scenarios(output []byte, total string) ([]scenario, error) {
+	text := string(output)
+	if i := strings.LastIndex(text, "=== SUMMARY ==="); i >= 0 {
+		text = text[i:]
+	}
+	var out []scenario
+	passed, failed := 0, 0
+	for _, line := range strings.Split(text, "\n") {
+		m := scenarioLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		s := scenario{Name: m[2], OK: m[1] == "✓"}
+		s.Passed, _ = strconv.Atoi(m[3])
+		s.Failed, _ = strconv.Atoi(m[4])
+		passed, failed = passed+s.Passed, failed+s.Failed
+		out = append(out, s)
+	}
+	if want := fmt.Sprintf("Total: %d passed, %d failed", passed, failed); total != "" && total != want {
+		return out, fmt.Errorf("the scenario lines add up to %q, the summary says %q", want, total)
+	}
+	return out, nil
 }
 
 // The summary lines: the suite's (both releases print it last) and node
@@ -59,6 +121,8 @@ var (
 	// "  ✓|✗ <name> (<reason>)" line each.
 	notScoredLine    = regexp.MustCompile(`^Not scored for \S+: \d+ scenario\(s\) run`)
 	unscoredFailLine = regexp.MustCompile(`^\s+✗ \S+`)
+	// scenarioLine is one scenario of a suite's summary.
+	scenarioLine = regexp.MustCompile(`^(✓|✗) (\S+): (\d+) passed, (\d+) failed(?:, \d+ warnings)?\s*$`)
 )
 
 // notScored returns the last "Not scored for …" line of a suite's output
@@ -94,11 +158,16 @@ func runSuite(ctx context.Context, node, dir string, s suite, url, out string, t
 	fmt.Fprintf(stdout, "\n=== %s --url %s ===\n", name, url)
 	args := append([]string{entry, "server", "--url", url, "-o", out}, s.Args()...)
 	code, output, err := runNode(ctx, node, dir, args, nil, timeout, stdout)
-	res := result{Name: name, ExitCode: code, Err: err}
+	res := result{Name: name, ExitCode: code, Err: err, Suite: true}
 	if m := totalLine.FindAll(output, -1); len(m) > 0 {
 		res.Summary = strings.TrimSpace(string(m[len(m)-1]))
 	}
 	res.NotScored = notScored(output)
+	var serr error
+	res.Scenarios, serr = scenarios(output, res.Summary)
+	if res.Err == nil {
+		res.Err = serr
+	}
 	return res
 }
 

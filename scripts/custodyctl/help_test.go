@@ -18,6 +18,7 @@ func TestHelpPrintsTheUsageToStdoutAndSucceeds(t *testing.T) {
 		{"tenant", "create", "-h"}, {"import", "-h"}, {"table", "create", "-h"},
 		{"screen", "add", "-h"}, {"screen", "remove", "--help"}, {"signin-link", "-h"},
 		{"autonomy", "set", "-h"}, {"autonomy", "list", "--help"},
+		{"outbox", "list", "-h"}, {"outbox", "ack", "--help"}, {"ledger", "verify", "-h"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			var out, errOut bytes.Buffer

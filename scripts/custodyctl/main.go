@@ -2,8 +2,10 @@
 // the DynamoDB table, creates tenants, imports records in the seed format,
 // mints, lists and revokes API keys and upload grants, puts principals
 // behind (or takes them out of) a matter's ethical wall, makes one-time
-// sign-in links to the approval page, and sets the firm's autonomy levels
-// for governed writes (docs/decisions.md "Autonomy").
+// sign-in links to the approval page, sets the firm's autonomy levels for
+// governed writes (docs/decisions.md "Autonomy"), lists and acknowledges
+// the firm's outbox of approved external acts, and verifies a matter's
+// decision ledger.
 //
 //	custodyctl table create
 //	custodyctl tenant create --tenant ID --name NAME
@@ -20,6 +22,15 @@
 //	custodyctl uploads rescan UPLOAD_ID --by ADMIN [--tenant demo]
 //	custodyctl autonomy set  --name TOOL_OR_ACTION|'*' --level L0…L4|clear [--tenant demo]
 //	custodyctl autonomy list [--tenant demo]
+//	custodyctl outbox list [--tenant demo] [--all]
+//	custodyctl outbox ack  --by PRINCIPAL [--note TEXT] [--tenant demo] MESSAGE_ID
+//	custodyctl ledger verify --case CASE_ID [--tenant demo]
+//
+// The outbox holds the external acts a person at the firm approved on the
+// approval page (a production to serve, a hold notice to send): Custody
+// never carries them out; the firm's systems (or an operator) take each
+// message and acknowledge it. ledger verify checks a matter's hash-chained
+// record-decision ledger and exits 1 naming the first broken seq.
 //
 // A sign-in link is <public base>/approvals/signin?t=csl_<48 hex>, single
 // use, for the TTL (1 min to 24 h). The public base is --base, else, through
@@ -56,8 +67,11 @@ import (
 
 	"github.com/custodymcp/custody/scripts/internal/datadir"
 	"github.com/custodymcp/custody/scripts/internal/engine"
+	"github.com/custodymcp/custody/scripts/internal/engine/dynamoengine"
 	"github.com/custodymcp/custody/shared/admin"
 	"github.com/custodymcp/custody/shared/approvals"
+	"github.com/custodymcp/custody/shared/approvals/ledger"
+	"github.com/custodymcp/custody/shared/approvals/outbox"
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/autonomy"
 	"github.com/custodymcp/custody/shared/store"
@@ -95,6 +109,13 @@ commands:
   autonomy set --name TOOL_OR_ACTION --level L0|L1|L2|L3|L4|clear [--tenant demo]
                                    '*' names the tenant default; an absent setting is L2
   autonomy list [--tenant demo]
+  outbox list [--tenant demo] [--all]
+                                   approved external acts waiting for the firm's systems
+  outbox ack --by PRINCIPAL [--note TEXT] [--tenant demo] MESSAGE_ID
+                                   record that the firm's systems took a message
+  ledger verify --case CASE_ID [--tenant demo]
+                                   check a matter's decision ledger; exit 1 naming the
+                                   first broken seq
 
 environment:
   STORE_ENGINE       file (default) or dynamodb
@@ -405,6 +426,44 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 			return err
 		}
 		act = func(op operator) error { return listAutonomy(ctx, op, *tenant, stdout) }
+	case "outbox list":
+		fl.Usage = subUsage(fl, "outbox list [--tenant ID] [--all]")
+		all := fl.Bool("all", false, "also the acknowledged messages")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		if fl.NArg() != 0 {
+			return errors.New("outbox list takes no arguments")
+		}
+		act = func(op operator) error { return listOutbox(ctx, op, *tenant, *all, stdout) }
+	case "outbox ack":
+		fl.Usage = subUsage(fl, "outbox ack --by PRINCIPAL [--note TEXT] [--tenant ID] MESSAGE_ID")
+		by := fl.String("by", "", "who took the message (required)")
+		note := fl.String("note", "", "the firm's system's reference for it")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		if *by == "" || fl.NArg() != 1 {
+			return errors.New("outbox ack: --by and one message id (custodyctl outbox list) are required")
+		}
+		act = func(op operator) error {
+			m, err := op.AckOutbox(ctx, *tenant, fl.Arg(0), admin.AckRequest{By: *by, Note: *note})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "acknowledged %s (%s on %s) by %s\n", m.ID, m.Action, m.CaseID, m.AcknowledgedBy)
+			return nil
+		}
+	case "ledger verify":
+		fl.Usage = subUsage(fl, "ledger verify --case CASE_ID [--tenant ID]")
+		caseID := fl.String("case", "", "the matter's case_id (required)")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		if *caseID == "" || fl.NArg() != 0 {
+			return errors.New("ledger verify: --case is required")
+		}
+		act = func(op operator) error { return verifyLedger(ctx, op, *tenant, *caseID, stdout) }
 	default:
 		if sub == "-h" || sub == "-help" || sub == "--help" {
 			fmt.Fprint(stdout, usage)
@@ -428,7 +487,7 @@ func createTable(ctx context.Context, eng engine.Config, stdout io.Writer) error
 	if eng.Engine != engine.DynamoDB {
 		return errors.New("table create needs STORE_ENGINE=dynamodb and DYNAMODB_TABLE (the file engine has no table to create)")
 	}
-	client, err := eng.Client(ctx)
+	client, err := dynamoengine.Client(ctx, eng)
 	if err != nil {
 		return err
 	}
@@ -604,6 +663,50 @@ func listAutonomy(ctx context.Context, op operator, tenant string, stdout io.Wri
 	return tw.Flush()
 }
 
+func listOutbox(ctx context.Context, op operator, tenant string, all bool, stdout io.Writer) error {
+	msgs, err := op.ListOutbox(ctx, tenant, all)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "MESSAGE\tCASE\tACTION\tSTATE\tAPPROVED BY\tAPPROVED\tPROPOSAL")
+	for _, m := range msgs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", m.ID, m.CaseID, m.Action, m.State, m.ApprovedBy,
+			m.ApprovedAt.UTC().Format(time.RFC3339), m.Proposal)
+	}
+	if len(msgs) == 0 {
+		fmt.Fprintf(tw, "(no message waits in %s's outbox)\n", tenant)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, m := range msgs {
+		fmt.Fprintf(stdout, "\n%s: %s\n", m.ID, m.WhatWillHappen)
+	}
+	return nil
+}
+
+// errLedgerBroken: ledger verify found the chain broken (the report is on
+// stdout); custodyctl exits 1.
+var errLedgerBroken = errors.New("the decision ledger is broken")
+
+func verifyLedger(ctx context.Context, op operator, tenant, matter string, stdout io.Writer) error {
+	rep, err := op.VerifyLedger(ctx, tenant, matter)
+	if err != nil {
+		return err
+	}
+	if rep.OK {
+		fmt.Fprintf(stdout, "ledger of %s: %d entries, intact\n", matter, rep.Entries)
+		return nil
+	}
+	if rep.BrokenSeq > 0 {
+		fmt.Fprintf(stdout, "ledger of %s: broken at seq %d: %s\n", matter, rep.BrokenSeq, rep.Problem)
+	} else {
+		fmt.Fprintf(stdout, "ledger of %s: broken: %s\n", matter, rep.Problem)
+	}
+	return fmt.Errorf("ledger of %s: %w", matter, errLedgerBroken)
+}
+
 // operator is what custodyctl does, on a store it opened or through a
 // running dev server's admin endpoint.
 type operator interface {
@@ -625,6 +728,9 @@ type operator interface {
 	Rescan(ctx context.Context, uploadID string, req admin.RescanRequest) (admin.RescanResult, error)
 	SetAutonomy(ctx context.Context, req admin.AutonomyRequest) error
 	ListAutonomy(ctx context.Context, tenant string) ([]autonomy.Setting, error)
+	ListOutbox(ctx context.Context, tenant string, all bool) ([]outbox.Message, error)
+	AckOutbox(ctx context.Context, tenant, id string, req admin.AckRequest) (outbox.Message, error)
+	VerifyLedger(ctx context.Context, tenant, matter string) (ledger.Report, error)
 	Close() error
 }
 
@@ -665,7 +771,7 @@ func connect(ctx context.Context, eng engine.Config, dir datadir.Dir) (operator,
 			return nil, fmt.Errorf("no store at %s: start the server once with `make run`", dir.StorePath())
 		}
 	}
-	st, err := eng.Open(ctx, dir)
+	st, err := eng.Open(ctx, dir, dynamoengine.Open)
 	if err != nil {
 		return nil, err
 	}
@@ -777,6 +883,29 @@ func (d *direct) SetAutonomy(ctx context.Context, req admin.AutonomyRequest) err
 
 func (d *direct) ListAutonomy(ctx context.Context, tenant string) ([]autonomy.Setting, error) {
 	return autonomy.List(ctx, d.st, tenant)
+}
+
+func (d *direct) ListOutbox(ctx context.Context, tenant string, all bool) ([]outbox.Message, error) {
+	return outbox.List(ctx, d.st, tenant, all)
+}
+
+func (d *direct) AckOutbox(ctx context.Context, tenant, id string, req admin.AckRequest) (outbox.Message, error) {
+	m, err := outbox.Acknowledge(ctx, d.st, tenant, id, req.By, req.Note, d.now())
+	switch {
+	case errors.Is(err, outbox.ErrUnknown):
+		return m, errors.New("no such message in that tenant's outbox (custodyctl outbox list)")
+	case errors.Is(err, outbox.ErrAcknowledged):
+		return m, errors.New("that message was already acknowledged")
+	}
+	return m, err
+}
+
+func (d *direct) VerifyLedger(ctx context.Context, tenant, matter string) (ledger.Report, error) {
+	rep, err := admin.VerifyLedger(ctx, d.st, tenant, matter)
+	if errors.Is(err, store.ErrNotFound) {
+		return rep, fmt.Errorf("tenant %s has no matter %s", tenant, matter)
+	}
+	return rep, err
 }
 
 func (d *direct) Close() error { return d.st.Close() }
@@ -892,6 +1021,25 @@ func (r *remote) SetAutonomy(ctx context.Context, req admin.AutonomyRequest) err
 func (r *remote) ListAutonomy(ctx context.Context, tenant string) ([]autonomy.Setting, error) {
 	var out []autonomy.Setting
 	return out, r.call(ctx, http.MethodGet, "/admin/autonomy?tenant="+url.QueryEscape(tenant), nil, &out)
+}
+
+func (r *remote) ListOutbox(ctx context.Context, tenant string, all bool) ([]outbox.Message, error) {
+	var out []outbox.Message
+	q := "/admin/outbox?tenant=" + url.QueryEscape(tenant)
+	if all {
+		q += "&all=1"
+	}
+	return out, r.call(ctx, http.MethodGet, q, nil, &out)
+}
+
+func (r *remote) AckOutbox(ctx context.Context, tenant, id string, req admin.AckRequest) (outbox.Message, error) {
+	var m outbox.Message
+	return m, r.call(ctx, http.MethodPost, "/admin/outbox/"+url.PathEscape(id)+"/ack?tenant="+url.QueryEscape(tenant), req, &m)
+}
+
+func (r *remote) VerifyLedger(ctx context.Context, tenant, matter string) (ledger.Report, error) {
+	var rep ledger.Report
+	return rep, r.call(ctx, http.MethodGet, "/admin/ledger/verify?tenant="+url.QueryEscape(tenant)+"&case="+url.QueryEscape(matter), nil, &rep)
 }
 
 func (r *remote) Close() error { return nil }

@@ -16,9 +16,13 @@ import (
 	"github.com/custodymcp/custody/shared/records/seed"
 )
 
-// screenshotPath is where the browser test leaves its full-page PNG of the
-// signed-in inbox (bin/ is git-ignored).
-const screenshotPath = "bin/artifacts/approvals.png"
+// Where the browser tests leave their full-page PNGs (bin/ is
+// git-ignored): the review page with its two kinds of rows, and the
+// signed-in empty inbox of a first visit.
+const (
+	screenshotPath       = "bin/artifacts/approvals.png"
+	signInScreenshotPath = "bin/artifacts/approvals-signin.png"
+)
 
 // TestApprovalSignInInARealBrowser is a new user's first visit, in
 // Chromium: the dev server as its own process, `custodyctl signin-link` for
@@ -112,7 +116,7 @@ func TestApprovalSignInInARealBrowser(t *testing.T) {
 	if got := text("#decidable"); !strings.Contains(got, "Nothing here.") {
 		t.Errorf("the inbox's decision list = %q, want it empty", got)
 	}
-	browsertest.Screenshot(t, ctx, screenshotPath)
+	browsertest.Screenshot(t, ctx, signInScreenshotPath)
 
 	// Signing out deletes the session: the inbox sends the browser to sign in.
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#sign-out")), chromedp.WaitVisible(chromedp.CSS("#heading"))); err != nil {

@@ -9,6 +9,11 @@
 //	STORE_ENGINE=file|dynamodb (default file), DYNAMODB_TABLE,
 //	DYNAMODB_ENDPOINT (emulators only: static dummy credentials, us-east-1)
 //
+// The DynamoDB engine is linked only with -tags dynamodb (`make run` adds
+// it when STORE_ENGINE=dynamodb): without it the server links no AWS SDK,
+// whose package initialisation would cost every start milliseconds, and
+// STORE_ENGINE=dynamodb is refused with a message naming the tag.
+//
 // With the file engine the server is one process (bbolt locks the store)
 // and custodyctl administers it through its loopback-only admin endpoint,
 // whose address it leaves in the data folder. With DynamoDB any number of
@@ -46,8 +51,27 @@
 // nothing). The scan gate (shared/scan/gate) judges each object copied to
 // verified/: the local S3 server sends no notifications, so the server
 // marshals the S3 event S3 would send and hands the JSON to the gate, as
-// Lambda hands it to the scangate function (notify.go). The sweeper's
-// duties run every 30 s.
+// Lambda hands it to the scangate function (notify.go).
+//
+// Tasks (2025-11-25, package tasks) run in process: a task-augmented
+// tools/call sends its message to an in-memory queue (memqueue), a
+// dispatcher delivers it to the worker as Lambda's SQS event source would
+// (queue.Dispatch; a failed record comes back after a one-minute
+// visibility timeout), and a sweeper ticker runs the recovery duties every
+// 15 s — lapsed leases, unclaimed and expired tasks, proposals past
+// their expiry, the upload lane's copies to verified/, and on the file
+// engine the expired rows. The queue's messages are hints: a process that
+// dies loses those it held, and any server's sweeper, on the same table,
+// sends them again. POST /admin/sweep?at=<time> runs one sweep at a chosen
+// time (for tests that cannot wait out a lease).
+//
+// On DynamoDB the tasks may travel on SQS instead, as on AWS:
+// TASK_QUEUE_URL names the queue (SQS_ENDPOINT an emulator's, such as
+// fauxqs), and TASK_DEAD_LETTER_QUEUE_URL, when set, its dead-letter queue,
+// which the sweeper then reads (the dead-letter duty). Every server on the
+// table sends to that queue and, unless started with -task-worker=false,
+// polls it: a task created through one is run by whichever polls first,
+// another process included.
 //
 // -oauth-issuer and -oauth-jwks-url (default $OAUTH_ISSUER, $OAUTH_JWKS_URL)
 // make /mcp an OAuth resource server beside its keys, as the Lambda's
@@ -92,6 +116,8 @@ import (
 	"github.com/custodymcp/custody/shared/blob"
 	"github.com/custodymcp/custody/shared/blob/s3local"
 	"github.com/custodymcp/custody/shared/conformance"
+	"github.com/custodymcp/custody/shared/queue"
+	"github.com/custodymcp/custody/shared/queue/memqueue"
 	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/records/seed"
@@ -102,6 +128,7 @@ import (
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/store/filestore"
 	"github.com/custodymcp/custody/shared/sweep"
+	"github.com/custodymcp/custody/shared/tasks"
 	"github.com/custodymcp/custody/shared/tools"
 )
 
@@ -135,6 +162,8 @@ environment:
   STORE_ENGINE       file (default) or dynamodb
   DYNAMODB_TABLE     the table (dynamodb)
   DYNAMODB_ENDPOINT  an emulator's base URL (emulators only)
+  TASK_QUEUE_URL     tasks on this SQS queue instead of in process (dynamodb); SQS_ENDPOINT an
+                     emulator's base URL; TASK_DEAD_LETTER_QUEUE_URL its dead-letter queue
   OAUTH_ISSUER, OAUTH_JWKS_URL and the other OAUTH_* variables: see -oauth-issuer
   OIDC_CLIENT_ID, OIDC_AUTHORIZATION_ENDPOINT, OIDC_TOKEN_ENDPOINT, OIDC_SCOPES: the approval
                      page's sign-in at the OAuth issuer (a public client)
@@ -157,6 +186,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	scanner := flags.String("scanner", "signature", "the upload lane's malware scanner: signature (EICAR by content), clamd=HOST:PORT[,max=SIZE] (clamd with AlertExceedsMax yes; SIZE its StreamMaxLength, default 100M) or off (the lane refuses)")
 	s3Addr := flags.String("s3-addr", "127.0.0.1:0", "listen address of the in-process local S3 server (loopback; its URL is in part URLs)")
 	s3URL := flags.String("s3", "", "use the local S3 server at this URL instead of starting one (e.g. one shared by several dev servers)")
+	taskWorker := flags.Bool("task-worker", true, "run the task worker in this process (false: tasks are only created here, and another process on the same SQS queue runs them)")
 	usage := func() {
 		fmt.Fprintf(flags.Output(), "usage: go run ./scripts/dev [flags]   (or: make run ARGS=\"flags\")\n\n%s\nflags:\n", usageEnvironment)
 		flags.PrintDefaults()
@@ -198,7 +228,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err := dir.Ensure(); err != nil {
 		return err
 	}
-	st, err := eng.Open(ctx, dir)
+	st, err := eng.Open(ctx, dir, dynamoOpener)
 	if err != nil {
 		return err
 	}
@@ -212,12 +242,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return fmt.Errorf("remove the stale %s: %w", dir.Path(datadir.AdminAddrFile), err)
 		}
 	}
-	if fs, ok := st.Store.(*filestore.Store); ok {
-		purgeCtx, stopPurge := context.WithCancel(ctx)
-		defer stopPurge() // before the store closes (defers run last-in first-out)
-		go purgeExpired(purgeCtx, fs, logger, purgeEvery)
-	}
-
 	if err := seedDemo(ctx, st); err != nil {
 		return err
 	}
@@ -251,10 +275,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
 	bound := ln.Addr().(*net.TCPAddr)
+	// Tasks: the in-process queue, delivered to the worker by a dispatcher
+	// as Lambda's event source delivers SQS (issue 11 brings SQS and the
+	// worker and sweeper Lambdas).
+	taskQueue, deadLetter, queueName, err := devTaskQueue(ctx, getenv, eng)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	cfg := server.Config{
 		Store: st, CursorKey: cursorKey, AllowedOrigins: origins,
 		AllowedHosts: loopbackHosts(bound), Logger: logger, ToolPageSize: *pageSize,
-		Lane: &server.LaneConfig{Blob: notify, Buckets: s3local.Buckets, Scanner: sc, PublicBaseURL: "http://" + bound.String()},
+		Lane:      &server.LaneConfig{Blob: notify, Buckets: s3local.Buckets, Scanner: sc, PublicBaseURL: "http://" + bound.String()},
+		TaskQueue: taskQueue, TaskDeadLetter: deadLetter,
 	}
 	if *fixtures {
 		// A name such as localhost may still have resolved elsewhere.
@@ -291,7 +324,25 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	notify.start(srv.ScanGate.Handle)
-	adminH, mcpH := admin.Handler(st, adminToken, time.Now), srv.Handler()
+	duties := srv.Duties // the tasks', proposal expiry and the upload lane's
+	if fs, ok := st.Store.(*filestore.Store); ok {
+		duties = append(duties, &sweep.Expired{Engine: fs, Every: purgeEvery})
+	}
+	if *taskWorker {
+		dispatcher, err := queue.Dispatch(taskQueue, srv.Tasks.Handle, &queue.DispatchOptions{
+			MaximumConcurrency: taskConcurrency, Timeout: tasks.DefaultExecutionCap + tasks.ExecutionMargin, Logger: logger})
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		defer stopDispatcher(dispatcher, stderr) // before the store closes (defers run last-in first-out)
+	}
+	sweepCtx, stopSweeper := context.WithCancel(ctx)
+	sweeperDone := make(chan struct{})
+	go func() { defer close(sweeperDone); runSweeper(sweepCtx, duties, logger, sweepInterval) }()
+	defer func() { stopSweeper(); <-sweeperDone }()
+	adminH := admin.Handler(st, adminToken, time.Now, admin.Route{Pattern: "POST /admin/sweep", Handler: sweepHandler(duties)})
+	mcpH := srv.Handler()
 	route := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/admin/") {
 			adminH.ServeHTTP(w, r)
@@ -300,9 +351,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		mcpH.ServeHTTP(w, r) // its own JSON 404 for every other path
 	})
 	httpSrv := &http.Server{Handler: route, ReadHeaderTimeout: 10 * time.Second}
-	sweepCtx, stopSweeps := context.WithCancel(ctx)
-	defer stopSweeps() // before the store closes
-	go sweepEvery(sweepCtx, srv.Duties, logger, sweepInterval)
 
 	errc := make(chan error, 1)
 	go func() { errc <- httpSrv.Serve(ln) }()
@@ -321,6 +369,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	lane := fmt.Sprintf("Uploads: staging and record buckets on the local S3 server at %s; scanner %s (%s).",
 		blobURL, *scanner, scanpkg.PostureOf(ctx, sc))
 	printBanner(stdout, bound, key, eng, dir, lane)
+	worker := "run by this process's worker"
+	if !*taskWorker {
+		worker = "run by another process (-task-worker=false)"
+	}
+	fmt.Fprintf(stdout, "Tasks: on %s, %s.\n", queueName, worker)
 	fmt.Fprintf(stdout, "Approval page: %s/approvals (sign in with a link: custodyctl signin-link --principal %s)\n",
 		cfg.PublicBaseURL, seed.DemoAttorney)
 	if *fixtures {
@@ -345,31 +398,24 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return nil
 }
 
-// sweepInterval is how often the sweeper's duties run.
-const sweepInterval = 30 * time.Second
-
-// sweepEvery runs the recovery duties (the upload lane's copy to verified/)
-// every interval, as the sweeper Lambda's schedule does on AWS.
-func sweepEvery(ctx context.Context, duties []sweep.Duty, log *slog.Logger, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-t.C:
-			reports, err := sweep.Run(ctx, duties, now)
-			if err != nil && ctx.Err() == nil {
-				log.Warn("sweep", "err", err)
-			}
-			for _, r := range reports {
-				if len(r.Actions) > 0 {
-					log.Info("swept", "duty", r.Duty, "actions", r.Actions)
-				}
-			}
-		}
-	}
-}
+// The dev server's task constants (docs/decisions.md "Time and size
+// constants").
+const (
+	// purgeEvery is how often the embedded store drops expired rows (the
+	// sweeper's expired-rows duty, sweep.Expired).
+	purgeEvery = 10 * time.Minute
+	// sweepInterval is the sweeper's ticker: the recovery duties of what is
+	// composed — tasks, the upload lane's copy to verified/, and on the file
+	// engine the expired rows — run this often (the sweeper Lambda's
+	// schedule on AWS, issue 11).
+	sweepInterval = 15 * time.Second
+	// taskVisibility is how long a delivered task message stays invisible:
+	// a failed record is delivered again after it, as SQS does. A longer
+	// task meanwhile gets duplicate deliveries, whose claims fail.
+	taskVisibility = time.Minute
+	// taskConcurrency is how many tasks the in-process worker runs at once.
+	taskConcurrency = 4
+)
 
 // devScanner is the -scanner engine: the signature engine, clamd at an
 // address (with its max), or none (OFF).
@@ -436,27 +482,98 @@ func devBlobs(url, addr string, dir datadir.Dir) (blob.Store, string, func(), er
 	return e, url, stop, nil
 }
 
-// purgeEvery is how often the embedded store drops expired rows.
-const purgeEvery = 10 * time.Minute
-
-// purgeExpired deletes the embedded store's expired rows (sessions, parked
-// questions, rate windows, MRTR nonces, outbox rows) every interval, as
-// DynamoDB's TTL does on AWS: reads already skip them; this reclaims their
-// space and keeps queries from walking past them.
-func purgeExpired(ctx context.Context, fs *filestore.Store, log *slog.Logger, every time.Duration) {
+// runSweeper runs the sweeper's duties every interval at the wall clock
+// until ctx ends, logging what each did (sweep.Run: every action is a
+// conditional write, so it is safe beside other processes' sweepers).
+func runSweeper(ctx context.Context, duties []sweep.Duty, log *slog.Logger, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
-			if n, err := fs.PurgeExpired(ctx, 0); err != nil && ctx.Err() == nil {
-				log.Warn("purge expired rows", "err", err)
-			} else if n > 0 {
-				log.Info("purged expired rows", "rows", n)
+		case now := <-t.C:
+			reports, err := sweep.Run(ctx, duties, now)
+			if err != nil && ctx.Err() == nil {
+				log.Warn("sweep", "err", err)
+			}
+			for _, r := range reports {
+				if len(r.Actions) > 0 {
+					log.Info("sweep", "duty", r.Duty, "actions", r.Actions)
+				}
 			}
 		}
+	}
+}
+
+// sweepHandler serves POST /admin/sweep?at=<RFC 3339 time>: one sweep of
+// this process's duties at that time (now when absent), answered with the
+// reports. It is how a test moves the sweeper's clock past a lease without
+// waiting for it (scripts/dev's two-process tests).
+func sweepHandler(duties []sweep.Duty) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		at := time.Now()
+		if v := r.URL.Query().Get("at"); v != "" {
+			t, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write([]byte(`{"error":"at must be an RFC 3339 time"}` + "\n"))
+				return
+			}
+			at = t
+		}
+		reports, err := sweep.Run(r.Context(), duties, at)
+		body, _ := json.Marshal(map[string]any{"reports": reports, "error": errText(err)})
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(append(body, '\n'))
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// devTaskQueue is the task queue: in process (memqueue) by default; on SQS
+// when TASK_QUEUE_URL is set (the DynamoDB build only: a file engine's
+// tasks cannot be run by another process), with its dead-letter queue when
+// TASK_DEAD_LETTER_QUEUE_URL is. name says which, for the banner.
+func devTaskQueue(ctx context.Context, getenv func(string) string, eng engine.Config) (q queue.Queue, deadLetter queue.Consumer, name string, err error) {
+	url, dlq, endpoint := getenv("TASK_QUEUE_URL"), getenv("TASK_DEAD_LETTER_QUEUE_URL"), getenv("SQS_ENDPOINT")
+	if url == "" {
+		if dlq != "" || endpoint != "" {
+			return nil, nil, "", errors.New("TASK_DEAD_LETTER_QUEUE_URL and SQS_ENDPOINT need TASK_QUEUE_URL")
+		}
+		mq, err := memqueue.New(memqueue.Options{VisibilityTimeout: taskVisibility})
+		return mq, nil, "the in-process queue", err
+	}
+	if eng.Engine != engine.DynamoDB || sqsOpener == nil {
+		return nil, nil, "", errors.New("TASK_QUEUE_URL needs STORE_ENGINE=dynamodb and the DynamoDB build (-tags dynamodb): the file engine's tasks are this process's alone")
+	}
+	if q, err = sqsOpener(ctx, url, endpoint); err != nil {
+		return nil, nil, "", err
+	}
+	if dlq != "" {
+		dq, err := sqsOpener(ctx, dlq, endpoint)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		return q, dq, "SQS " + url + " (dead letters: " + dlq + ")", nil
+	}
+	return q, nil, "SQS " + url, nil
+}
+
+// stopDispatcher stops the task dispatcher, giving running tasks a few
+// seconds to finish; one that does not is recovered by a sweeper (its
+// lease lapses).
+func stopDispatcher(d *queue.Dispatcher, stderr io.Writer) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := d.Stop(ctx); err != nil {
+		fmt.Fprintln(stderr, "tasks still running at shutdown are left to the sweeper:", err)
 	}
 }
 
@@ -525,6 +642,15 @@ func loopbackOnly(addr string) error {
 // not the fixture principal's). The key never leaves the folder: the server
 // uses it for requests that present no credential.
 func conformanceKey(ctx context.Context, dir datadir.Dir, st store.Store) (string, error) {
+	// The fixture principal is a row of its own tenant, like any key's
+	// owner: work that outlives its request (a task) re-admits the key by
+	// re-reading its owner (gate.Readmit). One import, keyed by its bytes.
+	if _, err := records.Import(ctx, st, records.Fixture{
+		Tenant:     records.Tenant{ID: conformanceTenant, Name: "Conformance fixture profile"},
+		Principals: []records.Principal{{ID: conformancePrincipal, Name: "The conformance suite", Role: records.RoleParalegal}},
+	}, time.Now()); err != nil {
+		return "", fmt.Errorf("create the fixture principal: %w", err)
+	}
 	key, err := dir.Read(datadir.ConformanceKeyFile)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", err

@@ -100,6 +100,8 @@ func TestAnInvalidEnvironmentStopsTheStart(t *testing.T) {
 		"STORE_ENGINE":      {"STORE_ENGINE": "sqlite"},
 		"DYNAMODB_TABLE":    {"STORE_ENGINE": "dynamodb"},
 		"DYNAMODB_ENDPOINT": {"STORE_ENGINE": "dynamodb", "DYNAMODB_TABLE": "custody", "DYNAMODB_ENDPOINT": "not a url"},
+		// The file engine's tasks are its process's alone.
+		"TASK_QUEUE_URL": {"TASK_QUEUE_URL": "https://sqs.us-east-1.amazonaws.com/123456789012/tasks"},
 	} {
 		err := run(context.Background(), []string{"-data", t.TempDir()}, func(k string) string { return env[k] }, io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), names) {

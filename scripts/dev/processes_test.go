@@ -24,8 +24,8 @@ import (
 	"github.com/custodymcp/custody/shared/server/servertest"
 )
 
-// buildTools builds scripts/dev, scripts/custodyctl and the minidyn
-// emulator into a temp dir with one `go build`. They are built without the
+// buildTools builds scripts/dev (with its DynamoDB engine), scripts/custodyctl
+// and the minidyn emulator into a temp dir with one `go build`. They are built without the
 // race detector even under `go test -race`: instrumented, seeding the demo
 // through two processes takes seconds instead of a fraction of one, and
 // after `make vet` every package they need is already compiled this way
@@ -33,7 +33,8 @@ import (
 func buildTools(t testing.TB) (dev, ctl, minidyn string) {
 	t.Helper()
 	bin := t.TempDir()
-	args := []string{"build", "-o", bin + string(filepath.Separator),
+	// -tags dynamodb: the dev server's DynamoDB engine (scripts/dev/dynamodb.go).
+	args := []string{"build", "-tags", "dynamodb", "-o", bin + string(filepath.Separator),
 		"github.com/custodymcp/custody/scripts/dev", "github.com/custodymcp/custody/scripts/custodyctl",
 		"github.com/custodymcp/custody/shared/store/dynamostore/dynamotest/cmd/minidyn"}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

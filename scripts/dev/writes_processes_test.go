@@ -15,6 +15,7 @@ import (
 
 	"github.com/custodymcp/custody/scripts/internal/datadir"
 	"github.com/custodymcp/custody/scripts/internal/engine"
+	"github.com/custodymcp/custody/scripts/internal/engine/dynamoengine"
 	"github.com/custodymcp/custody/shared/proposals"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/records/seed"
@@ -113,7 +114,7 @@ func TestGovernedWritesRaceAcrossTwoProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := eng.Open(context.Background(), datadir.Dir(data))
+	st, err := eng.Open(context.Background(), datadir.Dir(data), dynamoengine.Open)
 	if err != nil {
 		t.Fatal(err)
 	}

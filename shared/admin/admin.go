@@ -70,20 +70,33 @@ func Info(c *auth.Credential) KeyInfo {
 		AllowList: c.AllowList, Class: string(c.Class), Revoked: c.Revoked, Label: c.Label, CreatedAt: c.CreatedAt}
 }
 
+// Route is a route the server adds to the admin endpoint (the dev server's
+// POST /admin/sweep), served under the same guard and signature as the
+// endpoint's own.
+type Route struct {
+	Pattern string // an http.ServeMux pattern, "POST /admin/…"
+	Handler http.HandlerFunc
+}
+
 // Handler serves /admin/keys (GET ?tenant=…, POST),
-// /admin/keys/{id}/revoke (POST ?tenant=…), and the record's administration
+// /admin/keys/{id}/revoke (POST ?tenant=…), the record's administration
 // (records.go): /admin/tenants, /admin/import and /admin/screens (POST),
 // the approval page's sign-in links (signin.go): /admin/signin-links (POST),
 // the upload grants (grants.go): /admin/grants (GET ?tenant=…, POST) and
 // /admin/grants/{id}/revoke (POST ?tenant=…), the uploads the scan gate
 // held (uploads.go): /admin/uploads (GET ?tenant=…&state=…) and
 // /admin/uploads/{id}/rescan (POST),
-// and the autonomy settings (autonomy.go: GET and POST /admin/autonomy),
-// each only when signed after a challenge, and POST /admin/challenge, the
-// one route that takes no credential (handshake.go). token is the data
-// folder's admin token; now dates nonces and records.
-func Handler(st store.Store, token string, now func() time.Time) http.Handler {
+// the autonomy settings (autonomy.go: GET and POST /admin/autonomy), the
+// firm's outbox and the decision ledger's check (approvals.go: GET
+// /admin/outbox, POST /admin/outbox/{id}/ack, GET /admin/ledger/verify),
+// and the extra routes, each only when signed after a challenge, and POST
+// /admin/challenge, the one route that takes no credential (handshake.go).
+// token is the data folder's admin token; now dates nonces and records.
+func Handler(st store.Store, token string, now func() time.Time, extra ...Route) http.Handler {
 	mux := http.NewServeMux()
+	for _, r := range extra {
+		mux.HandleFunc(r.Pattern, r.Handler)
+	}
 	mux.HandleFunc("GET /admin/keys", func(w http.ResponseWriter, r *http.Request) {
 		creds, err := auth.List(r.Context(), st, r.URL.Query().Get("tenant"))
 		if err != nil {
@@ -129,6 +142,7 @@ func Handler(st store.Store, token string, now func() time.Time) http.Handler {
 	grantRoutes(mux, st, now)
 	uploadRoutes(mux, st, now)
 	autonomyRoutes(mux, st, now)
+	approvalRoutes(mux, st, now)
 	return guard(&authenticator{token: token, now: now, pending: map[string]time.Time{}}, mux)
 }
 

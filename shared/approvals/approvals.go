@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/custodymcp/custody/shared/proposals"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/store"
 )
@@ -42,6 +43,10 @@ const (
 	pathSignOut  = PathPrefix + "/signout"
 	pathOIDC     = PathPrefix + "/signin/oidc"
 	pathCallback = PathPrefix + "/signin/oidc/callback"
+	pathReview   = PathPrefix + "/review"
+	// pathProposal starts a proposal's own pages:
+	// /approvals/p/<id> (GET), …/confirm, …/decide, …/decline (POST).
+	pathProposal = PathPrefix + "/p/"
 )
 
 // IsPath reports whether the request path belongs to the approval page:
@@ -73,8 +78,20 @@ type Config struct {
 	// AllowHTTP admits any http base (emulator runs, whose sample events
 	// use a made-up host); without it only loopback hosts may be http.
 	AllowHTTP bool
-	// Inbox lists the proposals on the inbox; nil lists none.
+	// Inbox lists the proposals on the inbox; nil is the page's own, over
+	// the proposal rows of Store (the review page; storeInbox).
 	Inbox Inbox
+	// Actions is the live action registry decisions and eligibility are
+	// derived from; nil means proposals.Default() (the registry
+	// propose_action files against).
+	Actions *proposals.Registry
+	// FrozenTenants are the tenants the kill switch has turned off
+	// (tools.KillSwitch's, from the same configuration): their proposals
+	// are decided KILL_SWITCH, as is any of a tenant whose row says Frozen.
+	FrozenTenants map[string]bool
+	// Hooks add writes to every transaction that ends a proposal (issue
+	// 15's hand-off binding). nil: none.
+	Hooks []DecisionHook
 	// OIDC enables sign-in at the firm's identity provider; nil offers
 	// sign-in links only.
 	OIDC *OIDC
@@ -93,6 +110,9 @@ type Page struct {
 	base      string // without a trailing slash
 	origin    string // scheme://host[:port] of base, as browsers serialize it
 	inbox     Inbox
+	actions   *proposals.Registry
+	frozen    map[string]bool
+	hooks     []DecisionHook
 	oidc      *oidcClient
 	retention time.Duration
 	log       *slog.Logger
@@ -108,8 +128,14 @@ func New(cfg Config) (*Page, error) {
 	if err != nil {
 		return nil, fmt.Errorf("approvals: public base URL %w", err)
 	}
-	p := &Page{st: cfg.Store, repo: cfg.Repo, base: base, origin: origin, inbox: cfg.Inbox,
-		retention: cfg.AuditRetention, log: cfg.Logger, now: cfg.Now}
+	p := &Page{st: cfg.Store, repo: cfg.Repo, base: base, origin: origin, inbox: cfg.Inbox, actions: cfg.Actions,
+		frozen: cfg.FrozenTenants, hooks: cfg.Hooks, retention: cfg.AuditRetention, log: cfg.Logger, now: cfg.Now}
+	if p.actions == nil {
+		p.actions = proposals.Default()
+	}
+	if p.inbox == nil {
+		p.inbox = &storeInbox{p: p}
+	}
 	if p.repo == nil {
 		p.repo = records.NewRepo(cfg.Store)
 	}
@@ -174,6 +200,12 @@ func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		pathStyle:       {http.MethodGet: serveStyle},
 		pathSignIn:      {http.MethodGet: p.serveSignIn, http.MethodPost: p.postSignIn},
 		pathSignOut:     {http.MethodPost: p.postSignOut},
+		pathReview:      {http.MethodPost: p.postReview},
+	}
+	if rest, ok := strings.CutPrefix(r.URL.Path, pathProposal); ok {
+		if id, v, ok := proposalRoute(rest); ok {
+			route[r.URL.Path] = p.proposalRoutes(id, v)
+		}
 	}
 	if p.oidc != nil {
 		route[pathOIDC] = map[string]http.HandlerFunc{http.MethodGet: p.startOIDC}

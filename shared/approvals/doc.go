@@ -1,8 +1,12 @@
 // Package approvals is the firm's approval page: server-rendered HTML under
 // /approvals of the /mcp function, where a signed-in person decides what
-// agents proposed (docs/decisions.md "Approvers"; docs/contracts.md §6).
-// This package holds the ground every decision stands on: who is
-// signed in, how they got there, and that each form they send is theirs.
+// agents proposed (docs/decisions.md "Approvers"; docs/contracts.md §6):
+// who is signed in, how they got there, that each form they send is
+// theirs, and every decision — who may approve, what may be approved in a
+// selection, the second confirmation, and the one transaction that ends a
+// proposal and carries it out (internal/executors), with its entry in the
+// matter's decision ledger (ledger) or, for an act outside the firm, its
+// message in the firm's outbox (outbox).
 //
 // # Why a page of its own
 //
@@ -77,8 +81,30 @@
 // html/template, no JavaScript, and on every answer the security headers of
 // docs/decisions.md "Approvers" (SecurityHeaders). Every link and redirect
 // is built from the configured public base URL (the API stage included),
-// never from Host or X-Forwarded-*. The inbox lists what an Inbox (the
-// governed-writes work's proposal rows) returns; with none it lists
-// nothing, and a list that could not be read says so instead of looking
-// empty.
+// never from Host or X-Forwarded-*. The review page (GET /approvals) lists
+// what an Inbox returns — by default the page's own, over the proposal rows
+// of shared/proposals — and a list that could not be read says so instead
+// of looking empty. Routine proposals carry one unticked box each; the
+// rest are listed apart with every reason they must be decided on their
+// own, and their own actions; there is no approve-all control.
+//
+// # Decisions
+//
+// Nothing a form carries is believed beyond the ids it names. Every
+// decision reloads the principal's set from the store (the matters they
+// reach and those matters' pending proposals), then, per proposal, reads
+// everything it judges in one batch read — predicted from the proposal's
+// inbox row, a pointer, and completed from the proposal row itself — and
+// writes in one transaction: the proposal pending → approved at the
+// version read, its inbox row, its pointer, the counter, the nonce, what
+// the executor writes, the ledger entry and head, the audit row (decide.go
+// has the order of the checks and the codes, docs/contracts.md §6 their
+// effects). A selection (POST /approvals/review) re-derives each id's
+// eligibility (eligibility.go) and decides each on its own; a proposal
+// that needs a second confirmation is approved only with a nonce minted by
+// its confirmation page (nonce.go) for this decider and this proposal as it
+// stands. A decision that loses a race to another reads again, so two
+// deciders in two processes approve a proposal once, and a matter's ledger
+// stays one chain. DecisionHook lets a later feature (issue 15's hand-off)
+// add writes to the transaction that ends a proposal.
 package approvals

@@ -16,9 +16,9 @@ type Principal struct {
 }
 
 // Inbox is where the inbox's two lists come from (docs/decisions.md
-// "Approvers"). The governed-writes work implements it over its proposal
-// rows (issue 13's shared/proposals); the page only shows what it returns
-// and decides nothing from it: every decision re-reads the store.
+// "Approvers"). The page's own (a nil Config.Inbox) reads them from the
+// proposal rows of shared/proposals; the page only shows what an Inbox
+// returns and decides nothing from it: every decision re-reads the store.
 type Inbox interface {
 	// Decidable returns the pending proposals p may decide now: of matters
 	// p reaches as a licensed attorney on the team and not screened, any
@@ -32,7 +32,9 @@ type Inbox interface {
 }
 
 // Proposal is one proposal as the inbox shows it. Every field is text the
-// page escapes; none is trusted as markup.
+// page escapes; none is trusted as markup. The store-backed inbox
+// (NewInbox) fills every field; a source that leaves the decision fields
+// zero shows rows without any action.
 type Proposal struct {
 	ID string
 	// CaseID and MatterName name the matter.
@@ -43,12 +45,40 @@ type Proposal struct {
 	Action string
 	// WhatWillHappen is the proposal's stored what_will_happen, whole.
 	WhatWillHappen string
-	// Requester is the principal who owns the requesting credential.
-	Requester string
+	// Requester is the principal who owns the requesting credential;
+	// RequesterName their name, when known.
+	Requester     string
+	RequesterName string
 	// Reason is the agent's own reason: shown marked unverified.
 	Reason    string
 	Status    string
 	CreatedAt time.Time
+	ExpiresAt time.Time
+	// OverrideAttempted and StrippedFields: the fields the agent planted
+	// in its args and Custody removed (paths only, never values).
+	OverrideAttempted bool
+	StrippedFields    []string
+	// Floor is the supervision floor, the firm's (never below the
+	// registry's).
+	Floor string
+	// BatchEligible: it may be approved in a selection of several
+	// (re-derived when the selection is submitted).
+	BatchEligible bool
+	// Exclusions are why it is individual-only, as sentences.
+	Exclusions []string
+	// CanApprove: the signed-in principal may approve it; NotApprovable
+	// says why not when they may not (an approver's own independent act).
+	CanApprove    bool
+	NotApprovable string
+	// CanDecline: the signed-in principal may decline it (an approver) or
+	// withdraw it (its requester).
+	CanDecline bool
+	// AwaitingAttorney: pending, and the signed-in principal may not
+	// approve it: it awaits a licensed attorney on the matter.
+	AwaitingAttorney bool
+	// Code is the decision code of a decided proposal ("" for an approval
+	// or a withdrawal).
+	Code string
 }
 
 // list is one of the inbox's lists as a page shows it: its rows, or that
@@ -85,12 +115,18 @@ func (p *Page) serveInbox(w http.ResponseWriter, r *http.Request) {
 	}
 	v := p.signedIn(s, who)
 	v.Title = "Inbox · Custody approvals"
-	var decidable, own func(context.Context, Principal) ([]Proposal, error)
-	if p.inbox != nil {
-		decidable, own = p.inbox.Decidable, p.inbox.Own
+	if si, ok := p.inbox.(*storeInbox); ok {
+		// The page's own inbox reads the set once for both lists.
+		v.Decidable, v.Own, v.Approver = si.lists(r.Context(), s.Who(), who)
+	} else {
+		var decidable, own func(context.Context, Principal) ([]Proposal, error)
+		if p.inbox != nil {
+			decidable, own = p.inbox.Decidable, p.inbox.Own
+		}
+		v.Decidable = p.load(r.Context(), "decidable", decidable, s.Who())
+		v.Own = p.load(r.Context(), "own", own, s.Who())
+		v.Approver = true
 	}
-	v.Decidable = p.load(r.Context(), "decidable", decidable, s.Who())
-	v.Own = p.load(r.Context(), "own", own, s.Who())
 	p.render(w, http.StatusOK, "inbox.html", v)
 }
 
@@ -99,5 +135,6 @@ func (p *Page) serveInbox(w http.ResponseWriter, r *http.Request) {
 func (p *Page) signedIn(s *Session, who records.Principal) *view {
 	pv := principalView(who)
 	return &view{Session: &sessionView{Principal: pv, Tenant: s.Tenant, Method: s.Method, ExpiresAt: s.ExpiresAt,
-		SignOutCSRF: s.CSRF(FormSignOut)}}
+		SignOutCSRF: s.CSRF(FormSignOut), ReviewCSRF: s.CSRF(FormReview), ConfirmCSRF: s.CSRF(FormConfirm),
+		DecideCSRF: s.CSRF(FormDecide), DeclineCSRF: s.CSRF(FormDecline)}}
 }

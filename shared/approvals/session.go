@@ -166,10 +166,17 @@ func (p *Page) startSession(ctx context.Context, w http.ResponseWriter, tenant, 
 	return nil
 }
 
-// Form names: what a CSRF token is minted for. The decision forms of issue
-// 14 add theirs.
+// Form names: what a CSRF token is minted for.
 const (
 	FormSignOut = "signout"
+	// FormReview is the review page's selection (POST /approvals/review).
+	FormReview = "review"
+	// FormConfirm asks for the second confirmation of one proposal.
+	FormConfirm = "confirm"
+	// FormDecide approves one proposal (with its nonce when it needs one).
+	FormDecide = "decide"
+	// FormDecline declines (or, as its requester, withdraws) one proposal.
+	FormDecline = "decline"
 )
 
 // csrfToken is HMAC-SHA256(the session key, the form's name), base64url

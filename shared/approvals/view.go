@@ -21,7 +21,21 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 		}
 		return t.UTC().Format("2 Jan 2006, 15:04 UTC")
 	},
+	// batch and individual split the decision list: the rows one may tick
+	// for a selection, and the rows decided one by one.
+	"batch":      func(rows []Proposal) []Proposal { return filter(rows, true) },
+	"individual": func(rows []Proposal) []Proposal { return filter(rows, false) },
 }).ParseFS(files, "templates/*.html"))
+
+func filter(rows []Proposal, batch bool) []Proposal {
+	var out []Proposal
+	for _, r := range rows {
+		if r.BatchEligible == batch {
+			out = append(out, r)
+		}
+	}
+	return out
+}
 
 var style, _ = files.ReadFile("static/style.css")
 
@@ -53,6 +67,26 @@ type view struct {
 
 	// inbox.html
 	Decidable, Own list
+	// Approver: the principal approves (a licensed attorney); else the
+	// decision list is not theirs.
+	Approver bool
+
+	// results.html: one outcome per proposal asked; OK when every one was
+	// approved (or, for a decline, declined).
+	Results []resultView
+	OK      bool
+	Asked   string
+
+	// proposal.html: one proposal, and on the confirmation page the nonce
+	// its approval must carry.
+	Detail       *Proposal
+	Nonce        string
+	NonceExpires time.Time
+}
+
+// resultView is one proposal's outcome as a results page shows it.
+type resultView struct {
+	ID, CaseID, Noun, Status, Code, Text string
 }
 
 // sessionView is the signed-in principal as every page shows it.
@@ -62,6 +96,8 @@ type sessionView struct {
 	Method      string
 	ExpiresAt   time.Time
 	SignOutCSRF string
+	// The decision forms' tokens.
+	ReviewCSRF, ConfirmCSRF, DecideCSRF, DeclineCSRF string
 }
 
 // personView is a principal as a page names them.

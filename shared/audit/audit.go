@@ -51,6 +51,10 @@ const (
 	// OutcomeReplay is a governed write answered with its original
 	// receipt: the same call was carried out before.
 	OutcomeReplay = "ok:replay"
+	// OutcomeTaskCreated is a task-augmented tools/call that created its
+	// task: the tool runs later, and the task's terminal row records how
+	// it ended (package tasks).
+	OutcomeTaskCreated = "task:created"
 )
 
 // Record is one audited request.
@@ -70,6 +74,10 @@ type Record struct {
 	// Resource is the URI a resources/read, subscribe or unsubscribe named,
 	// or the URI template a completion named.
 	Resource string `json:"resource,omitempty"`
+	// TaskID is the task the row belongs to: its creation (tools/call), its
+	// terminal state (the worker's or the sweeper's row, or tasks/cancel)
+	// and the task methods that name it.
+	TaskID string `json:"task_id,omitempty"`
 	// Matter is the matter the request named (its case_id), whether or not
 	// it was reached.
 	Matter string `json:"matter,omitempty"`

@@ -17,6 +17,7 @@ import (
 	"github.com/custodymcp/custody/shared/audit"
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/conformance"
+	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/server/servertest"
 	"github.com/custodymcp/custody/shared/tools"
 )
@@ -26,7 +27,8 @@ const fixtureRole = "conformance"
 
 // fixtureNames are the fixture tools, in tools/list order (by name).
 var fixtureNames = []string{
-	"json_schema_2020_12_tool",
+	"confirm_delete", "failing_job", "greet",
+	"json_schema_2020_12_tool", "multi_input", "protocol_error_job", "slow_compute",
 	"test_audio_content", "test_elicitation", "test_elicitation_sep1034_defaults",
 	"test_elicitation_sep1330_enums", "test_embedded_resource", "test_error_handling", "test_header_routing",
 	"test_image_content",
@@ -35,15 +37,18 @@ var fixtureNames = []string{
 	"test_input_required_result_multiple_inputs", "test_input_required_result_request_state",
 	"test_input_required_result_sampling", "test_input_required_result_tampered_state",
 	"test_logging_tool", "test_missing_capability",
-	"test_multiple_content_types", "test_sampling", "test_simple_text", "test_streaming_elicitation",
-	"test_tool_with_logging", "test_tool_with_progress",
+	"test_multiple_content_types", "test_sampling", "test_simple_text", "test_slow_task", "test_streaming_elicitation",
+	"test_tool_with_logging", "test_tool_with_progress", "test_tool_with_task",
 }
 
-// newEnv starts Custody with the fixtures registered (1 ms between
-// notifications) and a fixture key as the dev server mints it.
+// newEnv starts Custody as the dev server's fixture profile composes it:
+// the fixtures registered (1 ms between notifications), tasks served by an
+// in-process worker, and a fixture key as the dev server mints it.
 func newEnv(t *testing.T) *servertest.Env {
 	t.Helper()
+	q := servertest.TaskQueue(t)
 	env := servertest.New(t, servertest.Options{
+		TaskQueue: q, TaskOptions: servertest.FastTasks(),
 		RegisterExtra: func(reg *tools.Registry) error {
 			return conformance.Register(reg, conformance.Options{Interval: time.Millisecond})
 		},
@@ -51,6 +56,14 @@ func newEnv(t *testing.T) *servertest.Env {
 		RegisterExtraResources: conformance.RegisterResources,
 		GETStream:              true, // resources/subscribe is served with the stream
 	})
+	// The fixture principal is a row of its own tenant, as the dev server
+	// imports it: a task re-admits its creator by re-reading the owner.
+	if _, err := records.Import(context.Background(), env.Store, records.Fixture{
+		Tenant:     records.Tenant{ID: "conformance", Name: "Conformance fixture profile"},
+		Principals: []records.Principal{{ID: "p_conformance", Name: "The conformance suite", Role: records.RoleParalegal}},
+	}, servertest.Epoch.Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
 	key, cred, err := auth.Mint(context.Background(), env.Store, auth.MintRequest{
 		Tenant: "conformance", Owner: "p_conformance", Scopes: []auth.Scope{auth.ScopeConformance},
 		RateLimits: map[string]int{"read": 1_000_000, "expensive": 1_000_000},
@@ -59,6 +72,7 @@ func newEnv(t *testing.T) *servertest.Env {
 		t.Fatal(err)
 	}
 	env.Keys[fixtureRole], env.Creds[fixtureRole] = key, cred
+	env.StartWorker(t, q, 4)
 	return env
 }
 

@@ -171,8 +171,13 @@ func rootCount(key string, raw json.RawMessage) (int, error) {
 // required, cancelled, a question the client cannot take) goes to the
 // pipeline as is.
 func mrtrHandler(body func(ctx context.Context, p mcp.Peer) (string, error)) tools.Handler[NoInput, tools.Raw] {
-	return func(ctx context.Context, c *tools.Call, _ NoInput) (tools.Raw, error) {
-		s, err := body(ctx, c.Peer)
+	return mrtrInput(func(ctx context.Context, p mcp.Peer, _ NoInput) (string, error) { return body(ctx, p) })
+}
+
+// mrtrInput is mrtrHandler for a fixture that takes arguments.
+func mrtrInput[In any](body func(ctx context.Context, p mcp.Peer, in In) (string, error)) tools.Handler[In, tools.Raw] {
+	return func(ctx context.Context, c *tools.Call, in In) (tools.Raw, error) {
+		s, err := body(ctx, c.Peer, in)
 		var bad *errAnswer
 		if errors.As(err, &bad) {
 			return tools.Raw{}, tools.Refuse(tools.ClassValidation, bad.Error())

@@ -122,6 +122,7 @@ func Register(reg *tools.Registry, opts Options) error {
 			}),
 		registerSchemaTool(reg),
 		register2026(reg),
+		registerTasks(reg),
 	)
 }
 

@@ -106,6 +106,7 @@ func Kinds() []Kind {
 		{Name: "fact", PK: "T#{tenant}#M#{matter}", SK: "FACT#{fact}", Owner: "shared/records"},
 		{Name: "deadline", PK: "T#{tenant}#M#{matter}", SK: "DL#{due}#{deadline}", Owner: "shared/records"},
 		{Name: "case note", PK: "T#{tenant}#M#{matter}", SK: "NOTE#{time}#{note}", Owner: "shared/records"},
+		{Name: "exhibit", PK: "T#{tenant}#M#{matter}", SK: "EXH#{label}", Owner: "shared/records"},
 
 		// Credentials (shared/auth), their rate buckets and session counts.
 		{Name: "credential", PK: "CRED#{key hash}", SK: "CRED", Owner: "shared/auth"},
@@ -122,6 +123,11 @@ func Kinds() []Kind {
 		{Name: "subscription", PK: "SESS#{session}", SK: "SUB#{uri...}", Owner: "shared/subscriptions"},
 		{Name: "subscription fan-out", PK: "T#{tenant}#SUBS#{uri...}", SK: "{session}", Owner: "shared/subscriptions"},
 
+		// Durable work under its credential (shared/tasks, shared/readtools).
+		{Name: "task", PK: "T#{tenant}#CRED#{credential}", SK: "TASK#{task}", Owner: "shared/tasks"},
+		{Name: "task payload part", PK: "T#{tenant}#CRED#{credential}", SK: "TASKPART#{task}#{payload}#{seq}", Owner: "shared/tasks"},
+		{Name: "task question", PK: "T#{tenant}#CRED#{credential}", SK: "TASKREQ#{task}#{round}#{n}", Owner: "shared/tasks"},
+		{Name: "fact-record export part", PK: "T#{tenant}#CRED#{credential}", SK: "EXPORT#{export}#{seq}", Owner: "shared/readtools"},
 		// The upload lane (shared/uploads) and download links (shared/downloads).
 		{Name: "grant", PK: "CGT#{grant hash}", SK: "GRANT", Owner: "shared/uploads"},
 		{Name: "grant listing", PK: "T#{tenant}", SK: "GRANT#{grant}", Owner: "shared/uploads"},
@@ -159,5 +165,15 @@ func Kinds() []Kind {
 		{Name: "sign-in link", PK: "SIGNIN#{sha256}", SK: "SIGNIN", Owner: "shared/approvals"},
 		{Name: "approval session", PK: "APPSESS#{sha256}", SK: "APPSESS", Owner: "shared/approvals"},
 		{Name: "OIDC sign-in state", PK: "OIDC#{sha256}", SK: "OIDC", Owner: "shared/approvals"},
+
+		// The approval page's decisions (issue 14): confirmation nonces
+		// (shared/approvals, by the SHA-256 of the nonce), each matter's
+		// hash-chained decision ledger (shared/approvals/ledger) and the
+		// firm's outbox of approved external acts
+		// (shared/approvals/outbox).
+		{Name: "confirmation nonce", PK: "NONCE#{sha256}", SK: "NONCE", Owner: "shared/approvals"},
+		{Name: "decision ledger entry", PK: "T#{tenant}#M#{matter}", SK: "LEDGER#{seq}", Owner: "shared/approvals/ledger"},
+		{Name: "decision ledger head", PK: "T#{tenant}#M#{matter}", SK: "LEDGERHEAD", Owner: "shared/approvals/ledger"},
+		{Name: "firm outbox message", PK: "T#{tenant}#OUTBOX", SK: "{time}#{message}", Owner: "shared/approvals/outbox"},
 	}
 }

@@ -12,16 +12,35 @@ import (
 
 // serveAnswer takes the client's response to a parked server-to-client
 // request: 202 when it resolves a pending question this credential was asked
-// in this session; otherwise 400 with an id-less error, and no parked row is
+// in this session, or one of its durable work's (Options.BoundQuestions,
+// whose effects then follow the commit); otherwise 400 with an id-less error, and no parked row is
 // touched (docs/decisions.md "Answers on the wire").
 func (s *Server) serveAnswer(x *exchange, m *Message) {
 	refusal := &Error{Code: CodeInvalidRequest, Message: "Bad request: no server request with that id is pending in this session."}
 	id, ok := m.ID.stringID()
-	if !ok || !validParkedID(id) || s.opts.Store == nil {
+	if !ok || s.opts.Store == nil {
 		s.httpRefusal(x, "response", http.StatusBadRequest, ID{}, refusal)
 		return
 	}
-	key := ParkedKey(x.adm.Session.ID, id)
+	var (
+		key   store.Key
+		after []Effect
+	)
+	switch {
+	case validParkedID(id):
+		key = ParkedKey(x.adm.Session.ID, id)
+	case s.opts.BoundQuestions != nil:
+		// A question of durable work (a task's): parked under the work's
+		// owner, not the session, so a new session of the same credential
+		// may answer it.
+		if key, after, ok = s.opts.BoundQuestions(x.adm.Credential, id); !ok {
+			s.httpRefusal(x, "response", http.StatusBadRequest, ID{}, refusal)
+			return
+		}
+	default:
+		s.httpRefusal(x, "response", http.StatusBadRequest, ID{}, refusal)
+		return
+	}
 	it, err := s.opts.Store.Get(x.r.Context(), key)
 	if err != nil || it.String("status") != parkedPending || it.String("credential_id") != x.adm.Credential.ID {
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -35,7 +54,7 @@ func (s *Server) serveAnswer(x *exchange, m *Message) {
 	rec.Outcome = audit.OutcomeAccepted
 	x.count = s.countIfAllowed(x, 1)
 	lost := false // the question was answered or withdrawn meanwhile
-	x.addWrites(Writes{Ops: []store.Op{answerOp(key, x.adm.Credential.ID, m)}},
+	x.addWrites(Writes{Ops: []store.Op{answerOp(key, x.adm.Credential.ID, m)}, After: after},
 		func(context.Context, int) { lost = true; rec.Outcome = "http:400" })
 	if err := s.commit(x); err != nil {
 		s.commitFailed(x, ID{}, err)

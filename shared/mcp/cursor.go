@@ -52,7 +52,9 @@ type cursorClaims struct {
 	Keyset string `json:"k"`
 	Era    string `json:"r"`
 	Offset int    `json:"o"`
-	Exp    int64  `json:"e"`
+	// After is the last key of the page a position cursor ends (SealAfter).
+	After string `json:"a,omitempty"`
+	Exp   int64  `json:"e"`
 }
 
 func keysetDigest(keys []string) string {
@@ -66,12 +68,42 @@ func keysetDigest(keys []string) string {
 
 // Seal returns a cursor that continues the list at offset.
 func (s *CursorSealer) Seal(scope CursorScope, offset int, now time.Time) string {
-	claims, _ := json.Marshal(cursorClaims{
+	return s.seal(cursorClaims{
 		Method: scope.Method, Cred: scope.CredentialID, Keyset: keysetDigest(scope.Keys),
 		Era: scope.Era, Offset: offset, Exp: now.Add(s.ttl).Unix(),
 	})
+}
+
+func (s *CursorSealer) seal(c cursorClaims) string {
+	claims, _ := json.Marshal(c)
 	payload := base64.RawURLEncoding.EncodeToString(claims)
 	return payload + "." + base64.RawURLEncoding.EncodeToString(s.mac(payload))
+}
+
+// SealAfter returns a position cursor: one that continues a list after the
+// key after. It is for lists read from the store in key order whose
+// membership changes while they are paged (tasks/list: tasks are created
+// and purged meanwhile), where an offset into an exact key set would
+// refuse every cursor after a change; each item is still listed once,
+// since the next page starts past after. scope.Keys is not bound.
+func (s *CursorSealer) SealAfter(scope CursorScope, after string, now time.Time) string {
+	return s.seal(cursorClaims{
+		Method: scope.Method, Cred: scope.CredentialID, Keyset: keysetDigest(nil),
+		Era: scope.Era, After: after, Exp: now.Add(s.ttl).Unix(),
+	})
+}
+
+// OpenAfter verifies a position cursor against the scope (method,
+// credential id, era, expiry) and returns the key it continues after, or
+// ErrBadCursor. An offset cursor is refused here, as a position cursor is
+// by Open.
+func (s *CursorSealer) OpenAfter(cursor string, scope CursorScope, now time.Time) (string, error) {
+	c, ok := s.claims(cursor)
+	if !ok || c.After == "" || c.Offset != 0 || c.Method != scope.Method || c.Cred != scope.CredentialID ||
+		c.Era != scope.Era || c.Keyset != keysetDigest(nil) || now.Unix() >= c.Exp {
+		return "", ErrBadCursor
+	}
+	return c.After, nil
 }
 
 func (s *CursorSealer) mac(payload string) []byte {
@@ -84,20 +116,8 @@ func (s *CursorSealer) mac(payload string) []byte {
 // Open verifies a cursor against the scope and returns its offset, or
 // ErrBadCursor.
 func (s *CursorSealer) Open(cursor string, scope CursorScope, now time.Time) (int, error) {
-	payload, sig, ok := strings.Cut(cursor, ".")
-	if !ok || len(cursor) > 1024 {
-		return 0, ErrBadCursor
-	}
-	got, err := base64.RawURLEncoding.DecodeString(sig)
-	if err != nil || !hmac.Equal(got, s.mac(payload)) {
-		return 0, ErrBadCursor
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(payload)
-	if err != nil {
-		return 0, ErrBadCursor
-	}
-	var c cursorClaims
-	if err := json.Unmarshal(raw, &c); err != nil {
+	c, ok := s.claims(cursor)
+	if !ok || c.After != "" {
 		return 0, ErrBadCursor
 	}
 	if c.Method != scope.Method || c.Cred != scope.CredentialID || c.Era != scope.Era ||
@@ -105,6 +125,24 @@ func (s *CursorSealer) Open(cursor string, scope CursorScope, now time.Time) (in
 		return 0, ErrBadCursor
 	}
 	return c.Offset, nil
+}
+
+// claims verifies a cursor's MAC and decodes its claims.
+func (s *CursorSealer) claims(cursor string) (cursorClaims, bool) {
+	var c cursorClaims
+	payload, sig, ok := strings.Cut(cursor, ".")
+	if !ok || len(cursor) > 1024 {
+		return c, false
+	}
+	got, err := base64.RawURLEncoding.DecodeString(sig)
+	if err != nil || !hmac.Equal(got, s.mac(payload)) {
+		return c, false
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(payload)
+	if err != nil || json.Unmarshal(raw, &c) != nil {
+		return c, false
+	}
+	return c, true
 }
 
 // PageOf returns the page of keys that starts at cursor (nil: the first page)

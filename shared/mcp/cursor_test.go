@@ -73,3 +73,39 @@ func TestPageOfNeverIssuesEmptyCursor(t *testing.T) {
 		t.Errorf("paged %v, want every key once", seen)
 	}
 }
+
+func TestAPositionCursorOpensOnlyAsOneAndOnlyForItsScope(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	s, err := NewCursorSealer(bytes.Repeat([]byte{1}, 32), time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope := CursorScope{Method: "tasks/list", CredentialID: "cred_1", Era: "legacy"}
+	c := s.SealAfter(scope, "tk42", now)
+	if after, err := s.OpenAfter(c, scope, now); err != nil || after != "tk42" {
+		t.Fatalf("OpenAfter(own cursor) = %q, %v; want tk42", after, err)
+	}
+	offset := s.Seal(CursorScope{Method: "tasks/list", CredentialID: "cred_1", Keys: []string{"a", "b"}, Era: "legacy"}, 1, now)
+	for _, tc := range []struct {
+		name   string
+		cursor string
+		scope  CursorScope
+		at     time.Time
+	}{
+		{"another credential", c, CursorScope{Method: "tasks/list", CredentialID: "cred_2", Era: "legacy"}, now},
+		{"another method", c, CursorScope{Method: "tools/list", CredentialID: "cred_1", Era: "legacy"}, now},
+		{"another era", c, CursorScope{Method: "tasks/list", CredentialID: "cred_1", Era: "2026"}, now},
+		{"expired", c, scope, now.Add(time.Hour)},
+		{"an offset cursor", offset, scope, now},
+		{"never issued", "cursor-never-issued", scope, now},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := s.OpenAfter(tc.cursor, tc.scope, tc.at); !errors.Is(err, ErrBadCursor) {
+				t.Errorf("OpenAfter = %v, want ErrBadCursor", err)
+			}
+		})
+	}
+	if _, err := s.Open(c, CursorScope{Method: "tasks/list", CredentialID: "cred_1", Keys: []string{"a", "b"}, Era: "legacy"}, now); !errors.Is(err, ErrBadCursor) {
+		t.Errorf("Open(a position cursor) = %v, want ErrBadCursor", err)
+	}
+}

@@ -52,3 +52,16 @@ func TestCallToolResultEncodeIsTheSameJSON(t *testing.T) {
 }
 
 func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
+
+func TestAResourceLinkBlockIsWrittenAsTheSchemaHasIt(t *testing.T) {
+	res := CallToolResult{Content: []Content{{Type: "resource_link", URI: "custody://matters/m/exports/x",
+		Name: "export", MimeType: "application/json", Description: "An export."}}}
+	got, err := res.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"content":[{"type":"resource_link","uri":"custody://matters/m/exports/x","name":"export","description":"An export.","mimeType":"application/json"}]}`
+	if string(got) != want {
+		t.Errorf("Encode = %s, want %s", got, want)
+	}
+}

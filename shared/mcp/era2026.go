@@ -25,6 +25,34 @@ const (
 	metaServerInfo         = "io.modelcontextprotocol/serverInfo"
 )
 
+// ExtensionTasks is the identifier of the tasks extension of the 2026-07-28
+// era (modelcontextprotocol/ext-tasks, specification "Extension
+// Identifier"): a client declares it in its per-request capabilities'
+// extensions, the server in server/discover's.
+const ExtensionTasks = "io.modelcontextprotocol/tasks"
+
+// DeclaresExtension reports whether client capabilities caps declare the
+// extension id: capabilities.extensions[id] is an object (the extensions
+// define their settings inside it; any object, {} included, declares it).
+func DeclaresExtension(caps json.RawMessage, id string) bool {
+	var c struct {
+		Extensions map[string]json.RawMessage `json:"extensions"`
+	}
+	if json.Unmarshal(caps, &c) != nil {
+		return false
+	}
+	return isJSONObject(c.Extensions[id])
+}
+
+// MissingExtension is the -32021 refusal of a 2026 request that needs the
+// extension id and did not declare it: data.requiredCapabilities names it
+// in the shape of the client capabilities (modelcontextprotocol/ext-tasks,
+// "Capability Negotiation").
+func MissingExtension(id, message string) *Error {
+	return &Error{Code: CodeMissingRequiredCapability, Message: message,
+		Data: map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{id: struct{}{}}}}}
+}
+
 // JSON-RPC codes of the 2026 era.
 const (
 	CodeHeaderMismatch             = -32020
@@ -185,17 +213,18 @@ func (s *Server) post2026(w http.ResponseWriter, r *http.Request, b *Body) {
 	s.answer(x, c, out)
 }
 
-// typedResult is an encoded 2026 result that carries its own resultType
-// (input_required): stamp2026 passes it through untouched, cache fields
-// included, since an answer that asks for input must not be reused.
-type typedResult Encoded
+// TypedResult is an encoded 2026 result that carries its own resultType
+// (input_required, or the tasks extension's "task"): stamp2026 passes it
+// through untouched, cache fields included, since an answer that asks for
+// input or names a task must not be reused.
+type TypedResult Encoded
 
 // stamp2026 adds the fields every 2026 result carries: resultType
 // "complete" and, on cacheable results (discover, lists, reads), ttlMs and
 // cacheScope — "private", since every answer here depends on the
-// credential (PROTOCOL.md). A typedResult is returned as it is.
+// credential (PROTOCOL.md). A TypedResult is returned as it is.
 func stamp2026(result any, cacheable bool) Encoded {
-	if typed, ok := result.(typedResult); ok {
+	if typed, ok := result.(TypedResult); ok {
 		return Encoded(typed)
 	}
 	raw, ok := result.(Encoded)
@@ -218,6 +247,12 @@ func stamp2026(result any, cacheable bool) Encoded {
 	return append(head, rest...)
 }
 
+// Result2026 is a result as the 2026-07-28 era answers it, resultType
+// "complete" first: what a method of the era would have answered, for a
+// result kept to be answered later (a task's stored CallToolResult, which
+// the tasks extension's tasks/get inlines).
+func Result2026(result Encoded) Encoded { return stamp2026(result, false) }
+
 // cacheTTLMs is how long a client may reuse a list, read or discover answer
 // (the record changes rarely; a minute bounds staleness).
 const cacheTTLMs = 60000
@@ -236,9 +271,16 @@ func (s *Server) discover(ctx context.Context, req *Request) (any, error) {
 
 // capabilities2026 are the capabilities the 2026 era serves: no resource
 // subscriptions and no list_changed (those need subscriptions/listen,
-// which Custody does not serve yet).
+// which Custody does not serve yet), and no v1 tasks slot: where tasks are
+// served, the era serves them as the io.modelcontextprotocol/tasks
+// extension, whose entry is the empty object (the extension defines no
+// settings; a client that reads {} as "supported" must find exactly that).
 func (s *Server) capabilities2026() ServerCapabilities {
 	c := s.opts.Capabilities
+	if c.Tasks != nil {
+		c.Extensions = map[string]struct{}{ExtensionTasks: {}}
+	}
+	c.Tasks = nil
 	if c.Resources != nil {
 		c.Resources = &ResourcesCapability{}
 	}

@@ -60,8 +60,12 @@ func (s *Server) initialize(ctx context.Context, req *Request) (any, error) {
 	if !rev.HasStructuredOutput() {
 		info.Title = "" // Implementation.title is new in 2025-06-18
 	}
+	served := s.opts.Capabilities
+	if !rev.HasTasks() {
+		served.Tasks = nil // tasks are 2025-11-25's (MCP basic/utilities/tasks)
+	}
 	return InitializeResult{
-		ProtocolVersion: rev, Capabilities: s.opts.Capabilities,
+		ProtocolVersion: rev, Capabilities: served,
 		ServerInfo: info, Instructions: s.instructionsFor(ctx, req),
 	}, nil
 }

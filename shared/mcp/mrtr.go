@@ -221,7 +221,7 @@ func (m *mrtr) ask(key, method string, params any) (json.RawMessage, error) {
 }
 
 // inputRequired builds the input_required result for the questions asked.
-func (m *mrtr) inputRequired(now time.Time) (typedResult, error) {
+func (m *mrtr) inputRequired(now time.Time) (TypedResult, error) {
 	if m.sealer == nil {
 		return nil, errors.New("no request-state secret configured")
 	}
@@ -245,7 +245,7 @@ func (m *mrtr) inputRequired(now time.Time) (typedResult, error) {
 		InputRequests map[string]any `json:"inputRequests"`
 		RequestState  string         `json:"requestState"`
 	}{"input_required", m.asked, state})
-	return typedResult(b), err
+	return TypedResult(b), err
 }
 
 // OnceClaim is the write that claims the request's MRTR nonce for its

@@ -239,12 +239,8 @@ func (r *Request) Ask(ctx context.Context, key string, method string, params any
 	id := newParkedID()
 	pk := ParkedKey(r.Session.ID, id)
 	now := r.srv.opts.Now()
-	row := store.Item{PK: pk.PK, SK: pk.SK, Version: 1,
-		ExpiresAt: now.Add(r.srv.opts.ParkedTTL).Unix(),
-		Attrs: map[string]any{
-			"credential_id": r.Credential.ID, "method": method, "status": parkedPending,
-			"origin": string(r.ID.raw),
-		}}
+	row := QuestionRow(pk, r.Credential.ID, method, now.Add(r.srv.opts.ParkedTTL).Unix())
+	row.Attrs["origin"] = string(r.ID.raw)
 	if err := r.srv.opts.Store.Put(ctx, row, store.NotExists()); err != nil {
 		return nil, fmt.Errorf("park %s: %w", method, err)
 	}

@@ -24,6 +24,38 @@ type ServerCapabilities struct {
 	Resources   *ResourcesCapability   `json:"resources,omitempty"`
 	Logging     *struct{}              `json:"logging,omitempty"`
 	Completions *struct{}              `json:"completions,omitempty"`
+	// Tasks is the 2025-11-25 tasks capability; it is declared only to
+	// sessions of that revision, and only when tasks are served
+	// (docs/protocol.md "Tasks").
+	Tasks *TasksCapability `json:"tasks,omitempty"`
+	// Extensions are the protocol extensions served, by identifier, each
+	// with its settings ({} for none). Only the 2026-07-28 era's
+	// server/discover carries them: there the tasks extension replaces
+	// the 2025-11-25 Tasks slot (docs/protocol.md "Tasks").
+	Extensions map[string]struct{} `json:"extensions,omitempty"`
+}
+
+// TasksCapability is the server's tasks capability of 2025-11-25 (MCP
+// basic/utilities/tasks §Server Capabilities): tasks/list and tasks/cancel
+// are served, and tools/call may be task-augmented.
+type TasksCapability struct {
+	List     *struct{}          `json:"list,omitempty"`
+	Cancel   *struct{}          `json:"cancel,omitempty"`
+	Requests *TaskRequestsTools `json:"requests,omitempty"`
+}
+
+// TaskRequestsTools is {"tools": {"call": {}}}: the requests that may be
+// task-augmented.
+type TaskRequestsTools struct {
+	Tools struct {
+		Call struct{} `json:"call"`
+	} `json:"tools"`
+}
+
+// ServedTasks is the tasks capability of a server that serves every part of
+// the 2025-11-25 core: list, cancel and task-augmented tools/call.
+func ServedTasks() *TasksCapability {
+	return &TasksCapability{List: &struct{}{}, Cancel: &struct{}{}, Requests: &TaskRequestsTools{}}
 }
 
 // ListChangedCapability is {"listChanged": bool}.
@@ -62,16 +94,30 @@ type Tool struct {
 	InputSchema  json.RawMessage  `json:"inputSchema"`
 	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
+	// Execution says whether the tool runs as a task (2025-11-25); absent
+	// means taskSupport "forbidden".
+	Execution *ToolExecution `json:"execution,omitempty"`
+}
+
+// ToolExecution is a tool's execution properties (MCP 2025-11-25 schema
+// ToolExecution): taskSupport "forbidden" (the default), "optional" or
+// "required".
+type ToolExecution struct {
+	TaskSupport string `json:"taskSupport,omitempty"`
 }
 
 // ForRevision returns the tool as revision rev knows it: title and
-// outputSchema from 2025-06-18, annotations from 2025-03-26.
+// outputSchema from 2025-06-18, annotations from 2025-03-26, execution only
+// in 2025-11-25 (the revision whose tasks it describes).
 func (t Tool) ForRevision(rev Revision) Tool {
 	if !rev.HasStructuredOutput() {
 		t.Title, t.OutputSchema = "", nil
 	}
 	if !rev.HasToolAnnotations() {
 		t.Annotations = nil
+	}
+	if !rev.HasTasks() {
+		t.Execution = nil
 	}
 	return t
 }
@@ -94,17 +140,25 @@ type CallToolParams struct {
 }
 
 // Content is one content block (MCP schema ContentBlock): text, image,
-// audio or an embedded resource. Custody's own tools emit text blocks.
+// audio, an embedded resource or a resource link. Custody's own tools emit
+// text blocks, and resource links to what a task exported.
 type Content struct {
 	Type string `json:"type"`
 	// Text is the text of a "text" block.
 	Text string `json:"text,omitempty"`
 	// Data is the base64 data of an "image" or "audio" block.
 	Data string `json:"data,omitempty"`
-	// MimeType is the media type of an "image" or "audio" block.
+	// MimeType is the media type of an "image", "audio" or "resource_link"
+	// block.
 	MimeType string `json:"mimeType,omitempty"`
 	// Resource is the contents of a "resource" block.
 	Resource *ResourceContents `json:"resource,omitempty"`
+	// URI, Name and Description are a "resource_link" block's (MCP
+	// 2025-06-18 schema ResourceLink): the resource the client reads later
+	// with resources/read.
+	URI         string `json:"uri,omitempty"`
+	Name        string `json:"name,omitempty"`
+	Description string `json:"description,omitempty"`
 }
 
 // MarshalJSON writes the fields the block's type has ("text" always carries
@@ -132,6 +186,19 @@ func (c Content) appendJSON(b []byte) ([]byte, error) {
 		}
 		b = append(b, `,"resource":`...)
 		b = append(b, r...)
+	case "resource_link":
+		b = append(b, `,"uri":`...)
+		b = AppendQuoted(b, c.URI)
+		b = append(b, `,"name":`...)
+		b = AppendQuoted(b, c.Name)
+		if c.Description != "" {
+			b = append(b, `,"description":`...)
+			b = AppendQuoted(b, c.Description)
+		}
+		if c.MimeType != "" {
+			b = append(b, `,"mimeType":`...)
+			b = AppendQuoted(b, c.MimeType)
+		}
 	}
 	return append(b, '}'), nil
 }

@@ -40,3 +40,9 @@ func (r Revision) HasToolAnnotations() bool { return r >= Rev20250326 }
 // HasBatch reports whether POST bodies may be JSON-RPC batches (2025-03-26
 // only: added there, removed in 2025-06-18).
 func (r Revision) HasBatch() bool { return r == Rev20250326 }
+
+// HasTasks reports whether the revision has the tasks of the 2025-11-25
+// core (capability tasks, params.task, execution.taskSupport, tasks/*). The
+// 2026-07-28 revision replaces them with the io.modelcontextprotocol/tasks
+// extension, which is a dialect of its own.
+func (r Revision) HasTasks() bool { return r == Rev20251125 }

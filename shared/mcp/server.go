@@ -186,6 +186,12 @@ type Options struct {
 	// read deadlines (net/http; not Lambda): a body that stops arriving is
 	// refused, not a held connection (0: 30 s).
 	BodyReadTimeout time.Duration
+	// BoundQuestions, when set, resolves the client's answers to questions
+	// bound to durable work rather than to the session: a task's questions,
+	// sent on its tasks/result stream and parked under the task's
+	// credential (package tasks), so that deleting the session orphans
+	// nothing. nil: only the session's own questions are answered.
+	BoundQuestions BoundQuestions
 	// ParamsDecoded, when set, is told after each request how many times
 	// its params were decoded (Params.Decodes): the measurement hook of
 	// "params parsed once" (issue 9). Nil in production.

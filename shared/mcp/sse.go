@@ -41,21 +41,37 @@ func (s *stream) send(msg []byte) error {
 	if !s.allowed {
 		return ErrNoStream
 	}
+	if err := s.startLocked(); err != nil {
+		return err
+	}
+	return s.writeEvent(msg)
+}
+
+// start begins the stream now, with its priming event, when it has not
+// begun (Request.OpenStream).
+func (s *stream) start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.allowed {
+		return ErrNoStream
+	}
+	return s.startLocked()
+}
+
+func (s *stream) startLocked() error {
 	if s.failed != nil {
 		return s.failed
 	}
-	if !s.started {
-		h := s.w.Header()
-		h.Set("Content-Type", "text/event-stream")
-		h.Set("Cache-Control", "no-cache, no-transform")
-		h.Set("X-Accel-Buffering", "no")
-		s.w.WriteHeader(http.StatusOK)
-		s.started = true
-		if err := s.writeEvent(nil); err != nil {
-			return err
-		}
+	if s.started {
+		return nil
 	}
-	return s.writeEvent(msg)
+	h := s.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache, no-transform")
+	h.Set("X-Accel-Buffering", "no")
+	s.w.WriteHeader(http.StatusOK)
+	s.started = true
+	return s.writeEvent(nil)
 }
 
 // writeEvent writes "id:" and the data lines of one event and flushes.

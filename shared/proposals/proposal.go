@@ -97,6 +97,13 @@ type Proposal struct {
 	OverrideAttempted bool        `json:"override_attempted"`
 	StrippedFields    []string    `json:"stripped_fields"`
 	RequestedBy       RequestedBy `json:"requested_by"`
+	// CredentialKeyHash is the requesting credential's key hash
+	// (auth.Credential.KeyHash): a pointer that lets the approval page read
+	// the credential row in its one batch read, never authority — the row
+	// found must still name requested_by's credential, tenant and owner
+	// (gate.ReadmitOptions.KeyHash is the same pointer). Empty: the
+	// credential is looked up by its id.
+	CredentialKeyHash string `json:"credential_key_hash,omitempty"`
 	// FiledVia is the tool that filed it (propose_action, add_case_note).
 	FiledVia  string    `json:"filed_via"`
 	CreatedAt time.Time `json:"created_at"`
@@ -258,10 +265,19 @@ func Decode(it store.Item) (*Proposal, error) {
 // Summary is what a pointer and an inbox row carry of their proposal: what
 // a list shows without reading the proposal row itself.
 type Summary struct {
-	ID               string    `json:"id"`
-	CaseID           string    `json:"case_id"`
-	Action           string    `json:"action"`
-	CredentialID     string    `json:"credential_id"`
+	ID           string `json:"id"`
+	CaseID       string `json:"case_id"`
+	Action       string `json:"action"`
+	CredentialID string `json:"credential_id"`
+	// CredentialKeyHash is Proposal.CredentialKeyHash (a pointer).
+	CredentialKeyHash string `json:"credential_key_hash,omitempty"`
+	// Target is the proposal's target: the approval page tells from its
+	// inbox rows alone whether two pending proposals act on one row. A
+	// row without one (Kind "") is taken to conflict with every target.
+	Target Target `json:"target"`
+	// Cites are the further rows the args name (Proposal.Cites), so the
+	// approval page reads them with the proposal in one batch.
+	Cites            []Ref     `json:"cites,omitempty"`
 	Requester        string    `json:"requester"`
 	WhatWillHappen   string    `json:"what_will_happen"`
 	DeliverableNoun  string    `json:"deliverable_noun"`
@@ -273,7 +289,7 @@ type Summary struct {
 // Summary is the proposal's summary.
 func (p *Proposal) Summary() Summary {
 	return Summary{ID: p.ID, CaseID: p.CaseID, Action: p.Action, CredentialID: p.RequestedBy.Ref.CredentialID,
-		Requester: p.RequestedBy.Ref.Owner, WhatWillHappen: p.WhatWillHappen, DeliverableNoun: p.DeliverableNoun,
+		CredentialKeyHash: p.CredentialKeyHash, Target: p.Target, Cites: p.Cites, Requester: p.RequestedBy.Ref.Owner, WhatWillHappen: p.WhatWillHappen, DeliverableNoun: p.DeliverableNoun,
 		SupervisionFloor: p.SupervisionFloor, CreatedAt: p.CreatedAt, ExpiresAt: p.ExpiresAt}
 }
 

@@ -81,15 +81,20 @@ const (
 )
 
 // Message asks a worker to run one task: the task row under Tenant with id
-// TaskID. It travels as the SQS message body, JSON:
+// TaskID, in the partition of the credential CredentialID that created it
+// (tasks live under their credential, docs/decisions.md "Storage"). It
+// travels as the SQS message body, JSON:
 //
-//	{"tenant":"demo","taskId":"t_…"}
+//	{"tenant":"demo","taskId":"t_…","credentialId":"cred_…"}
 //
 // It names the row and nothing else: the row holds the task's state, so a
-// duplicate or late delivery carries no stale data.
+// duplicate or late delivery carries no stale data. CredentialID is
+// optional to the port (a worker that cannot find the row without it
+// treats its absence as a poison message).
 type Message struct {
-	Tenant string `json:"tenant"`
-	TaskID string `json:"taskId"`
+	Tenant       string `json:"tenant"`
+	TaskID       string `json:"taskId"`
+	CredentialID string `json:"credentialId,omitempty"`
 }
 
 // Validate returns ErrInvalid when the message has an empty or non-UTF-8
@@ -103,6 +108,9 @@ func (m Message) Validate() error {
 		case !utf8.ValidString(f.v):
 			return fmt.Errorf("message %s is not valid UTF-8: %w", f.name, ErrInvalid)
 		}
+	}
+	if !utf8.ValidString(m.CredentialID) {
+		return fmt.Errorf("message credentialId is not valid UTF-8: %w", ErrInvalid)
 	}
 	return nil
 }

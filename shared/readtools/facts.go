@@ -235,25 +235,54 @@ func (rt *readTools) getFactProvenance(ctx context.Context, c *tools.Call, in Ge
 	return out, nil
 }
 
+// sourceCache keeps the documents and chunks read for one answer, so that
+// an answer over many facts (export_fact_record) reads each once.
+type sourceCache struct {
+	docs   map[string]records.Document
+	read   map[string]bool // document ids read (found or not)
+	chunks map[string][]records.Chunk
+}
+
+func newSourceCache() *sourceCache {
+	return &sourceCache{docs: map[string]records.Document{}, read: map[string]bool{}, chunks: map[string][]records.Chunk{}}
+}
+
 // sources reads each cited document and the chunks of the cited version,
 // keeping the pages each assertion cites.
 func (rt *readTools) sources(ctx context.Context, c *tools.Call, b *attest.Builder, f records.Fact) ([]SourceItem, error) {
-	var ids []string
+	return rt.sourcesWith(ctx, c, b, f, newSourceCache())
+}
+
+// sourcesWith is sources reading through cache.
+func (rt *readTools) sourcesWith(ctx context.Context, c *tools.Call, b *attest.Builder, f records.Fact, cache *sourceCache) ([]SourceItem, error) {
+	var ids, unread []string
 	for _, a := range f.Assertions {
 		if !slices.Contains(ids, a.DocumentID) {
 			ids = append(ids, a.DocumentID)
+			if !cache.read[a.DocumentID] {
+				unread = append(unread, a.DocumentID)
+			}
 		}
 	}
-	docs, err := rt.repo.DocumentsByID(ctx, c.Who.Tenant, c.Matter.ID, ids)
-	if err != nil {
-		return nil, err
+	if len(unread) > 0 {
+		got, err := rt.repo.DocumentsByID(ctx, c.Who.Tenant, c.Matter.ID, unread)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range unread {
+			cache.read[id] = true
+			if d, ok := got[id]; ok {
+				cache.docs[id] = d
+			}
+		}
 	}
+	docs := cache.docs
 	for _, id := range ids {
 		if d, ok := docs[id]; ok && c.Sees(d.Privilege) {
 			b.Row(urn(c, "document", d.ID), d.UpdatedAt)
 		}
 	}
-	chunks := map[string][]records.Chunk{}
+	chunks := cache.chunks
 	out := []SourceItem{}
 	for _, a := range f.Assertions {
 		d, ok := docs[a.DocumentID]

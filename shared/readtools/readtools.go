@@ -45,12 +45,16 @@ import (
 	"github.com/custodymcp/custody/shared/mcp"
 	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/records"
+	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/tools"
 )
 
 // Options configure the read tools.
 type Options struct {
 	Repo *records.Repo
+	// Store keeps fact-record exports (RegisterTaskTools); the read tools
+	// of Register need none.
+	Store store.Store
 	// SearchWindow caps the ranked hits of search_documents; 0 means 200.
 	SearchWindow int
 	// ChunksPerPage is get_document's page size; 0 means 12.
@@ -60,6 +64,7 @@ type Options struct {
 // readTools holds the read tools' dependencies.
 type readTools struct {
 	repo          *records.Repo
+	store         store.Store
 	searchWindow  int
 	chunksPerPage int
 }

@@ -35,6 +35,7 @@
 //	T#<tenant>#M#<matter>      FACT#<fact>                           Fact
 //	T#<tenant>#M#<matter>      DL#<yyyy-mm-dd>#<deadline>            Deadline
 //	T#<tenant>#M#<matter>      NOTE#<created, fixed-width UTC>#<note> Note
+//	T#<tenant>#M#<matter>      EXH#<label, upper-cased>              Exhibit
 //
 // "DOC#" does not match "DOCV#" or "CHUNK#" rows, and a document's chunk
 // prefix "CHUNK#<doc>#" cannot match another document because ids hold no

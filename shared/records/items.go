@@ -107,6 +107,15 @@ func NoteItem(tenant string, n Note) (store.Item, error) {
 	return newItem(NoteKey(tenant, n.Matter, n.CreatedAt, n.ID), n)
 }
 
+// ExhibitItem returns the item of an exhibit row of tenant.
+func ExhibitItem(tenant string, e Exhibit) (store.Item, error) {
+	e.CreatedAt, e.UpdatedAt = e.CreatedAt.UTC(), e.UpdatedAt.UTC()
+	if err := e.Validate(); err != nil {
+		return store.Item{}, err
+	}
+	return newItem(ExhibitKey(tenant, e.Matter, e.Label), e)
+}
+
 func newItem(k store.Key, payload any) (store.Item, error) {
 	b, err := json.Marshal(payload)
 	if err != nil {

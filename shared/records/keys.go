@@ -2,6 +2,7 @@ package records
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/custodymcp/custody/shared/keyspace"
@@ -27,6 +28,7 @@ const (
 	skFact      = "FACT#"
 	skDeadline  = "DL#"
 	skNote      = "NOTE#"
+	skExhibit   = "EXH#"
 )
 
 // TenantPK is the partition of a tenant's own rows: the tenant, its
@@ -77,6 +79,12 @@ func DeadlineKey(tenant, matter, due, id string) store.Key {
 // NoteKey is the key of a note row; created is its creation time.
 func NoteKey(tenant, matter string, created time.Time, id string) store.Key {
 	return store.Key{PK: MatterPK(tenant, matter), SK: skNote + created.UTC().Format(SortableTimeLayout) + "#" + id}
+}
+
+// ExhibitKey is the key of an exhibit row: its label, upper-cased, so a
+// label is unique in its matter whatever its letter case.
+func ExhibitKey(tenant, matter, label string) store.Key {
+	return store.Key{PK: MatterPK(tenant, matter), SK: skExhibit + strings.ToUpper(label)}
 }
 
 func versionPrefix(doc string) string      { return skVersion + doc + "#" }

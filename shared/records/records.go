@@ -317,6 +317,9 @@ type Check struct {
 	CheckedAt time.Time   `json:"checked_at"`
 	Result    CheckResult `json:"result"`
 	Comment   string      `json:"comment,omitempty"`
+	// Citation is the authority relied on (a record cite, a rule, a case),
+	// when the check was recorded through an approved record_fact_check.
+	Citation string `json:"citation,omitempty"`
 }
 
 // ModelProposal is a model's suggested posture for a fact. It is never the
@@ -335,13 +338,43 @@ type Fact struct {
 	Statement string  `json:"statement"`
 	Posture   Posture `json:"posture"`
 	// RecordedBy is the principal who recorded the posture.
-	RecordedBy    string         `json:"recorded_by,omitempty"`
+	RecordedBy string `json:"recorded_by,omitempty"`
+	// PostureBasis is why the posture was recorded, when it was recorded
+	// by approving an agent's set_fact_posture proposal: the note that is
+	// its basis, the proposal, who asked and who approved.
+	PostureBasis  *PostureBasis  `json:"posture_basis,omitempty"`
 	ModelProposal *ModelProposal `json:"model_proposal"`
 	Privilege     Privilege      `json:"privilege"`
 	Assertions    []Assertion    `json:"assertions"`
 	Checks        []Check        `json:"checks"`
 	CreatedAt     time.Time      `json:"created_at"`
 	UpdatedAt     time.Time      `json:"updated_at"`
+}
+
+// PostureBasis is the basis of a posture recorded through an approval:
+// the note the proposal carried, the proposal, the requester (the
+// requesting credential's owner) and the approver.
+type PostureBasis struct {
+	Note      string `json:"note"`
+	Proposal  string `json:"proposal"`
+	Requester string `json:"requester"`
+	Approver  string `json:"approver"`
+}
+
+// Exhibit is a document of a matter marked as an exhibit under a label
+// unique in the matter (compared without letter case: PX-12 and px-12 are
+// one label).
+type Exhibit struct {
+	Label       string `json:"label"`
+	Matter      string `json:"case_id"`
+	DocumentID  string `json:"document_id"`
+	Description string `json:"description,omitempty"`
+	// MarkedBy is the principal who marked it (the approver of an
+	// add_exhibit proposal); Proposal is that proposal, when there was one.
+	MarkedBy  string    `json:"marked_by"`
+	Proposal  string    `json:"proposal,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // Grounded reports whether the record cites a source for the fact.
@@ -588,6 +621,17 @@ func (n Note) Validate() error {
 		return invalidf("note %s: document id", n.ID)
 	}
 	return checkTimes("note "+n.ID, n.CreatedAt, n.UpdatedAt)
+}
+
+// Validate checks an exhibit's own fields.
+func (e Exhibit) Validate() error {
+	switch {
+	case !ValidID(e.Label) || !ValidID(e.Matter) || !ValidID(e.DocumentID):
+		return invalidf("exhibit %q of matter %q: label or ids", e.Label, e.Matter)
+	case !ValidID(e.MarkedBy):
+		return invalidf("exhibit %s: marked_by", e.Label)
+	}
+	return checkTimes("exhibit "+e.Label, e.CreatedAt, e.UpdatedAt)
 }
 
 // Validate checks the tenant's own fields.

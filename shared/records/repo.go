@@ -280,6 +280,14 @@ func (r *Repo) Notes(ctx context.Context, tenant, matter string) ([]Note, error)
 	return queryAll[Note](ctx, r.store, MatterPK(tenant, matter), skNote, true)
 }
 
+// Exhibits returns every exhibit of a matter, by label (upper-cased).
+func (r *Repo) Exhibits(ctx context.Context, tenant, matter string) ([]Exhibit, error) {
+	if !ValidID(tenant) || !ValidID(matter) {
+		return nil, notFound("matter")
+	}
+	return queryAll[Exhibit](ctx, r.store, MatterPK(tenant, matter), skExhibit, false)
+}
+
 func (r *Repo) get(ctx context.Context, k store.Key, v any) error {
 	it, err := r.store.Get(ctx, k)
 	if err != nil {

@@ -16,6 +16,9 @@ const (
 	DocumentTemplate  = "custody://matters/{case_id}/documents/{document_id}"
 	FactsTemplate     = "custody://matters/{case_id}/facts"
 	DeadlinesTemplate = "custody://matters/{case_id}/deadlines"
+	// ExportTemplate is a fact-record export (export_fact_record), read
+	// through get_fact_export; added where tasks are served (AddExports).
+	ExportTemplate = "custody://matters/{case_id}/exports/{export_id}"
 )
 
 // MatterURI is the URI of a matter's resource (get_matter).
@@ -145,4 +148,25 @@ func listMatters(resource func(records.Matter) mcp.Resource) ListFunc {
 		}
 		return out, nil
 	}
+}
+
+// AddExports adds the template of fact-record exports: reading one runs
+// get_fact_export through Options.Tools, so the access funnel judges the
+// matter again at every read and only the credential that made the export
+// finds it. It fails when get_fact_export is not registered.
+func AddExports(r *Registry) error {
+	const tool = "get_fact_export"
+	ts, ok := r.opts.Tools.Spec(tool)
+	if !ok {
+		return fmt.Errorf("add template %s: tool %s is not registered", ExportTemplate, tool)
+	}
+	return r.AddTemplate(Template{
+		URITemplate: ExportTemplate, Name: "fact_record_export", Title: "Fact-record export",
+		Description: "A matter's fact record with full provenance as export_fact_record made it for this credential, kept 24 hours (get_fact_export's answer).",
+		MIMEType:    "application/json", Scope: ts.Scope,
+		Read: toolRead(tool, func(v map[string]string) map[string]any {
+			return map[string]any{"case_id": v["case_id"], "export_id": v["export_id"]}
+		}),
+		Complete: map[string]completion.Completer{"case_id": completion.MatterIDs(r.opts.Matters)},
+	})
 }

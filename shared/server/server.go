@@ -9,7 +9,8 @@
 //
 // Capabilities declared at initialize are exactly what is served: tools,
 // logging, prompts, resources (subscribe true only when the GET stream that
-// carries resource updates is offered, Config.GETStream) and completions.
+// carries resource updates is offered, Config.GETStream), completions, and
+// tasks to 2025-11-25 sessions when tasks are served (Config.TaskQueue).
 package server
 
 import (
@@ -32,6 +33,7 @@ import (
 	"github.com/custodymcp/custody/shared/mcp"
 	"github.com/custodymcp/custody/shared/prompts"
 	"github.com/custodymcp/custody/shared/proposals"
+	"github.com/custodymcp/custody/shared/queue"
 	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/readtools"
 	"github.com/custodymcp/custody/shared/records"
@@ -41,6 +43,7 @@ import (
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/subscriptions"
 	"github.com/custodymcp/custody/shared/sweep"
+	"github.com/custodymcp/custody/shared/tasks"
 	"github.com/custodymcp/custody/shared/tools"
 	"github.com/custodymcp/custody/shared/uploads"
 	"github.com/custodymcp/custody/shared/writetools"
@@ -131,6 +134,23 @@ type Config struct {
 	// OAuth-capable clients do not start a login that cannot succeed
 	// (PROTOCOL.md "Authorization").
 	OAuth *oauth.Verifier
+	// TaskQueue, when set, serves tasks in the 2025-11-25 dialect (package
+	// tasks): a task-augmented tools/call sends its task's message here,
+	// tasks/get, tasks/list, tasks/result and tasks/cancel and the tasks
+	// capability are served, and the long read tools (export_fact_record,
+	// get_fact_export, audit_citations) with the export resource template
+	// are registered. The worker and the sweeper are Server.Tasks'. nil:
+	// no tasks (the Lambda until issue 11).
+	TaskQueue queue.Sender
+	// TaskOptions tune the tasks (leases, attempts, ttl, polling); their
+	// Store, Tools, Gate, Queue, Cursors, Funnel, Logger and Now are the
+	// composition's own.
+	TaskOptions tasks.Options
+	// TaskDeadLetter, with TaskQueue, is the consuming side of the task
+	// queue's dead-letter queue: Server.Duties then includes the tasks'
+	// dead-letter duty (tasks.Service.DeadLetterDuty), which fails each
+	// dead-lettered task with a reason. nil: no dead-letter queue is read.
+	TaskDeadLetter queue.Consumer
 	// PublicBaseURL is the base URL clients and browsers reach this server
 	// at, the API stage's path included. Set, the approval page is served
 	// under /approvals (package approvals) and builds every link, form
@@ -196,6 +216,9 @@ type Server struct {
 	Registry  *tools.Registry
 	Prompts   *prompts.Registry
 	Resources *resources.Registry
+	// Tasks is the tasks service when Config.TaskQueue is set: its worker
+	// (Handle) and sweeper duties (Duties) run beside the endpoint.
+	Tasks *tasks.Service
 	// Approvals is the approval page; nil without Config.PublicBaseURL.
 	Approvals *approvals.Page
 	// Lane is the upload lane (nil without Config.Lane).
@@ -203,10 +226,11 @@ type Server struct {
 	// ScanGate is the upload lane's scan gate (nil without Config.Lane):
 	// the scangate function and the dev server hand it their events.
 	ScanGate *scangate.Gate
-	// Duties are the sweeper's recovery duties of what was composed
-	// (proposal expiry, grant expiry; with the upload lane its copy to
-	// verified/, the open uploads' lapse and the no-verdict timeout); a
-	// front door that sweeps runs them (sweep.Run).
+	// Duties are the sweeper's recovery duties of what was composed (the
+	// upload lane's copy to verified/, its open uploads' lapse and
+	// no-verdict timeout, grant expiry, proposal expiry, the tasks' lapsed
+	// leases, unclaimed and expired tasks); a front door that sweeps runs
+	// them (sweep.Run).
 	Duties []sweep.Duty
 
 	oauth     *oauth.Verifier
@@ -251,6 +275,11 @@ func New(cfg Config) (*Server, error) {
 		PublicBaseURL: cfg.PublicBaseURL, ProposalLife: cfg.ProposalLife}); err != nil {
 		return nil, err
 	}
+	if cfg.TaskQueue != nil {
+		if err := readtools.RegisterTaskTools(reg, readtools.Options{Repo: repo, Store: cfg.Store}); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -290,6 +319,11 @@ func New(cfg Config) (*Server, error) {
 	if err := resources.AddCustody(res); err != nil {
 		return nil, err
 	}
+	if cfg.TaskQueue != nil {
+		if err := resources.AddExports(res); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.RegisterExtraResources != nil {
 		if err := cfg.RegisterExtraResources(res); err != nil {
 			return nil, err
@@ -300,29 +334,45 @@ func New(cfg Config) (*Server, error) {
 	}
 	g := gate.New(cfg.Store, gate.Options{Limits: cfg.Limits, OAuth: cfg.OAuth, SessionTTL: cfg.SessionTTL,
 		MaxSessions: cfg.MaxSessions, MaxConcurrent: cfg.MaxConcurrent, FrozenTenants: cfg.KillSwitch.FrozenTenants, AuditRetention: cfg.AuditRetention})
+	var svc *tasks.Service
+	capabilities := mcp.ServerCapabilities{
+		Tools:       &mcp.ListChangedCapability{},
+		Logging:     &struct{}{},
+		Prompts:     &mcp.ListChangedCapability{},
+		Resources:   &mcp.ResourcesCapability{Subscribe: cfg.GETStream},
+		Completions: &struct{}{},
+	}
+	var bound mcp.BoundQuestions
+	if cfg.TaskQueue != nil {
+		to := cfg.TaskOptions
+		to.Store, to.Tools, to.Gate, to.Queue, to.Cursors, to.Logger, to.Now = cfg.Store, reg, g, cfg.TaskQueue, cursors, cfg.Logger, cfg.Now
+		to.Funnel = matters // a frozen tenant reaches no matter
+		if to.AuditRetention == 0 {
+			to.AuditRetention = cfg.AuditRetention
+		}
+		svc = tasks.New(to)
+		reg.ServeTasks(svc)
+		capabilities.Tasks = tasks.Capability()
+		bound = svc.Answers
+	}
 	core := &Core{Store: cfg.Store, Repo: repo, Funnel: funnel, Gate: g, Tools: reg, Prompts: prm,
 		Resources: res, Cursors: cursors, States: states, Logger: cfg.Logger, Now: cfg.Now}
 	srv := mcp.NewServer(mcp.Options{
-		Gate:           g,
-		ParamsDecoded:  cfg.ParamsDecoded,
-		Challenge:      challenge(cfg.OAuth),
-		Store:          cfg.Store,
-		PollMin:        cfg.PollMin,
-		PollMax:        cfg.PollMax,
-		GETStream:      cfg.GETStream,
-		StreamPoll:     cfg.StreamPoll,
-		MayDeliver:     res.MayDeliver,
-		Heartbeat:      cfg.Heartbeat,
-		Recheck:        cfg.Recheck,
-		AnonymousToken: cfg.AnonymousToken,
-		ServerInfo:     mcp.Implementation{Name: "custody", Title: "Custody", Version: Version},
-		Capabilities: mcp.ServerCapabilities{
-			Tools:       &mcp.ListChangedCapability{},
-			Logging:     &struct{}{},
-			Prompts:     &mcp.ListChangedCapability{},
-			Resources:   &mcp.ResourcesCapability{Subscribe: cfg.GETStream},
-			Completions: &struct{}{},
-		},
+		Gate:            g,
+		ParamsDecoded:   cfg.ParamsDecoded,
+		Challenge:       challenge(cfg.OAuth),
+		Store:           cfg.Store,
+		PollMin:         cfg.PollMin,
+		PollMax:         cfg.PollMax,
+		GETStream:       cfg.GETStream,
+		StreamPoll:      cfg.StreamPoll,
+		MayDeliver:      res.MayDeliver,
+		Heartbeat:       cfg.Heartbeat,
+		Recheck:         cfg.Recheck,
+		AnonymousToken:  cfg.AnonymousToken,
+		ServerInfo:      mcp.Implementation{Name: "custody", Title: "Custody", Version: Version},
+		Capabilities:    capabilities,
+		BoundQuestions:  bound,
 		Instructions:    cfg.Instructions,
 		InstructionsFor: tenantInstructions(repo, cfg.Instructions),
 		States:          states,
@@ -337,14 +387,14 @@ func New(cfg Config) (*Server, error) {
 	prm.Install(srv)
 	res.Install(srv)
 	completion.Install(srv, completion.Options{Prompts: prm, Resources: res, Logger: cfg.Logger})
+	if svc != nil {
+		svc.Install(srv)
+	}
 	page, err := approvalPage(cfg, repo)
 	if err != nil {
 		return nil, err
 	}
-	out := &Server{Core: core, MCP: srv, Registry: reg, Prompts: prm, Resources: res, Approvals: page, Lane: lane, oauth: cfg.OAuth,
-		// Pending proposals past their expiry become expired (issue 13);
-		// so do unspent grants in their listing (issue 17).
-		Duties: []sweep.Duty{proposals.NewExpiry(cfg.Store, 0), &uploads.GrantExpiryDuty{Store: cfg.Store}}}
+	out := &Server{Core: core, MCP: srv, Registry: reg, Prompts: prm, Resources: res, Approvals: page, Lane: lane, Tasks: svc, oauth: cfg.OAuth}
 	if lc := cfg.Lane; lc != nil {
 		out.downloads = &downloads.Handler{Store: cfg.Store, Gate: g, Presigner: lc.Blob, Now: cfg.Now, Logger: cfg.Logger}
 		sg, err := scangate.New(scangate.Options{Store: cfg.Store, Blob: lc.Blob, Buckets: lc.Buckets, Scanner: lc.Scanner,
@@ -357,6 +407,15 @@ func New(cfg Config) (*Server, error) {
 			&uploads.CopyDuty{Store: cfg.Store, Blob: lc.Blob, Logger: cfg.Logger},
 			&uploads.OpenDuty{Store: cfg.Store, Blob: lc.Blob, Logger: cfg.Logger},
 			&scangate.NoVerdictDuty{Gate: sg})
+	}
+	// Pending proposals past their expiry end by the sweeper (issue 13);
+	// unspent grants past theirs are listed expired (issue 17).
+	out.Duties = append(out.Duties, proposals.NewExpiry(cfg.Store, 0), &uploads.GrantExpiryDuty{Store: cfg.Store})
+	if svc != nil {
+		out.Duties = append(out.Duties, svc.Duties()...)
+		if cfg.TaskDeadLetter != nil {
+			out.Duties = append(out.Duties, svc.DeadLetterDuty(cfg.TaskDeadLetter))
+		}
 	}
 	return out, nil
 }
@@ -372,6 +431,9 @@ func approvalPage(cfg Config, repo *records.Repo) (*approvals.Page, error) {
 		return nil, nil
 	}
 	pc := approvals.Config{Store: cfg.Store, Repo: repo, PublicBaseURL: cfg.PublicBaseURL, AllowHTTP: cfg.AllowHTTPBase,
+		// The registry propose_action files against (writetools' default)
+		// and the tool pipeline's kill switch decide the page's decisions.
+		Actions: proposals.Default(), FrozenTenants: cfg.KillSwitch.FrozenTenants,
 		AuditRetention: cfg.AuditRetention, Logger: cfg.Logger, Now: cfg.Now}
 	if cfg.OIDC != nil {
 		if cfg.OAuth == nil {

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -101,4 +102,52 @@ func Due(ctx context.Context, st store.Store, kind string, now time.Time, limit 
 		out = append(out, page.Items...)
 	}
 	return out, nil
+}
+
+// Purger is an engine that deletes its expired rows when asked (the file
+// engine, filestore.Store.PurgeExpired); DynamoDB's TTL deletes them by
+// itself.
+type Purger interface {
+	PurgeExpired(ctx context.Context, limit int) (int, error)
+}
+
+// Expired is the duty of an engine without a TTL of its own: it deletes
+// the rows past their expiry — ended sessions, the spent questions of
+// sessions and tasks, rate windows, MRTR nonces — at most once every
+// Every (0: 10 min), as DynamoDB's TTL reclaims them on AWS. Reads skip
+// such rows already; this reclaims their space and keeps queries from
+// walking past them.
+type Expired struct {
+	Engine Purger
+	Every  time.Duration
+
+	mu   sync.Mutex
+	last time.Time
+}
+
+// Name implements Duty.
+func (e *Expired) Name() string { return "expired rows" }
+
+// Sweep implements Duty: it reports the rows deleted as "deleted".
+func (e *Expired) Sweep(ctx context.Context, now time.Time) (Report, error) {
+	every := e.Every
+	if every <= 0 {
+		every = 10 * time.Minute
+	}
+	e.mu.Lock()
+	if !e.last.IsZero() && now.Sub(e.last) < every {
+		e.mu.Unlock()
+		return Report{}, nil
+	}
+	e.last = now
+	e.mu.Unlock()
+	n, err := e.Engine.PurgeExpired(ctx, 0)
+	rep := Report{}
+	if n > 0 {
+		rep.Actions = map[string]int{"deleted": n}
+	}
+	if err != nil {
+		return rep, fmt.Errorf("purge expired rows: %w", err)
+	}
+	return rep, nil
 }

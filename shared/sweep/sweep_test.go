@@ -73,3 +73,36 @@ func TestRunRunsEveryDutyEvenAfterOneFails(t *testing.T) {
 		t.Errorf("Run = %v, %v; a ran %d, b %d", reports, err, a.n, b.n)
 	}
 }
+
+func TestTheExpiredRowsDutyDeletesExpiredRowsAtMostOncePerInterval(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	clock := now
+	st, err := filestore.Open(filepath.Join(t.TempDir(), "s.db"), filestore.Options{Now: func() time.Time { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for i, exp := range []time.Time{now.Add(-time.Minute), now.Add(-time.Second), now.Add(time.Hour)} {
+		if err := st.Put(t.Context(), store.Item{PK: fmt.Sprintf("ROW#%d", i), SK: "ROW", Version: 1, ExpiresAt: exp.Unix()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := &sweep.Expired{Engine: st, Every: 10 * time.Minute}
+	for _, c := range []struct {
+		name string
+		at   time.Time
+		want int
+	}{
+		{"the first sweep deletes the two expired rows", now, 2},
+		{"a sweep within the interval does nothing", now.Add(5 * time.Minute), 0},
+		{"a sweep after the interval deletes what expired since", now.Add(2 * time.Hour), 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			clock = c.at
+			rep, err := d.Sweep(t.Context(), c.at)
+			if err != nil || rep.Actions["deleted"] != c.want {
+				t.Errorf("Sweep = %v, %v; want %d deleted", rep.Actions, err, c.want)
+			}
+		})
+	}
+}

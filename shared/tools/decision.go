@@ -23,8 +23,11 @@ const (
 type Decision struct {
 	Status   string `json:"status"`
 	Executed bool   `json:"executed"`
-	// Data is the write's receipt, when executed.
-	Data any `json:"data,omitempty"`
+	// Data is the write's receipt, when executed. Its schema carries a
+	// description so that it is an object, not the boolean schema true: MCP
+	// declares outputSchema's properties objects, and the TypeScript SDK
+	// refuses a tools/list that has another.
+	Data any `json:"data,omitempty" jsonschema:"The write's receipt, when executed: the tool's own answer."`
 	// PendingApproval carries a filed proposal's fields, when pending.
 	*PendingApproval
 	// Error is the refusal, when denied.

@@ -239,6 +239,9 @@ func (r *Registry) shape(ctx context.Context, inv *Invocation, t *tool, structur
 	}
 	if inv.Revision.HasStructuredOutput() {
 		res.StructuredContent = json.RawMessage(enc)
+		if l, ok := structured.(Linked); ok {
+			res.Content = append(res.Content, l.ResourceLinks()...)
+		}
 	}
 	return Outcome{Result: res, Structured: enc}
 }

@@ -70,6 +70,18 @@ type Spec struct {
 	// Decision, and each refusal, the pipeline's included, is the denied
 	// decision (decision.go).
 	Write bool
+	// TaskSupport says whether the tool runs as a task (MCP 2025-11-25
+	// execution.taskSupport; in the 2026-07-28 era, whether the server makes
+	// a call of it a task for a client that declared the tasks extension):
+	// "" or TaskForbidden (the default), or TaskOptional, or TaskRequired —
+	// a required tool is hidden from clients whose revision has no tasks
+	// (tasks.go). Write tools are forbidden (docs/decisions.md "Pipeline
+	// choices").
+	TaskSupport TaskSupport
+	// BeforeTask, for a tool that runs as a task, is the part of its call
+	// that runs in the request before the task is created, where it may ask
+	// the client (tasks.go); nil: the task is created at once.
+	BeforeTask BeforeTask
 	// Prefetch, for a write tool, names rows of its own — an idempotency
 	// row, a counter, a target — to read before its handler runs, in the
 	// same one batch as its matter and autonomy settings (the write step,
@@ -273,6 +285,9 @@ func (r *Registry) prepare(t *tool) error {
 			Name: t.spec.Name, Title: t.spec.Title, Description: t.spec.Description,
 			InputSchema: t.in, OutputSchema: outJSON, Annotations: &ann,
 		}
+		if t.spec.TaskSupport.runsAsTask() {
+			t.wire.Execution = &mcp.ToolExecution{TaskSupport: string(t.spec.TaskSupport)}
+		}
 	})
 	return t.prepErr
 }
@@ -313,6 +328,7 @@ type Options struct {
 // Registry holds the tools and serves tools/list and tools/call.
 type Registry struct {
 	opts      Options
+	tasks     Tasks // nil until ServeTasks: no call runs as a task
 	tools     map[string]*tool
 	compiler  *validator.Compiler
 	compileMu sync.Mutex // a Compiler is not safe for concurrent use
@@ -339,6 +355,17 @@ func Register[In, Out any](r *Registry, spec Spec, h Handler[In, Out]) error {
 	}
 	if _, dup := r.tools[spec.Name]; dup {
 		return fmt.Errorf("register tool %q: already registered", spec.Name)
+	}
+	switch spec.TaskSupport {
+	case "", TaskForbidden, TaskOptional, TaskRequired:
+	default:
+		return fmt.Errorf("register tool %q: taskSupport %q is not forbidden, optional or required", spec.Name, spec.TaskSupport)
+	}
+	if spec.Write && spec.TaskSupport.runsAsTask() {
+		return fmt.Errorf("register tool %q: a write tool never runs as a task", spec.Name)
+	}
+	if spec.BeforeTask != nil && !spec.TaskSupport.runsAsTask() {
+		return fmt.Errorf("register tool %q: BeforeTask is for a tool that runs as a task", spec.Name)
 	}
 	if spec.Write {
 		if reflect.TypeFor[Out]() != reflect.TypeFor[Decision]() {
@@ -532,7 +559,7 @@ func (r *Registry) lane(p *mcp.Params) ratelimit.Lane {
 // list serves tools/list: the tools the credential's scopes allow, paged
 // with sealed cursors (CONTRACTS.md §2).
 func (r *Registry) list(_ context.Context, req *mcp.Request) (any, error) {
-	names := r.visible(req.Credential)
+	names := r.listed(req)
 	start, end, next, err := r.opts.Cursors.PageRequest(req, names, r.opts.PageSize)
 	if err != nil {
 		return nil, err
@@ -558,6 +585,15 @@ func (r *Registry) call(ctx context.Context, req *mcp.Request) (any, error) {
 		return nil, mcp.InvalidParams("Invalid params: the field 'name' has the wrong type.")
 	case name == "":
 		return nil, mcp.InvalidParams("Invalid params: the tool name is required.")
+	}
+	if t, ok := r.tools[name]; ok && r.TasksServed(req) {
+		// The task rules of the request's dialect (tasks.go) come before
+		// anything runs.
+		if res, err, handled := r.callTask(ctx, req, t); handled {
+			return res, err
+		}
+	} else if ok && t.spec.TaskSupport == TaskRequired {
+		return nil, mcp.InvalidParams("Unknown tool.") // hidden from this client (tasks.go)
 	}
 	out := r.Call(ctx, r.invocation(req, name, req.Params.Get("arguments")))
 	if out.Err != nil {
@@ -599,17 +635,18 @@ func (r *Registry) rateLimited(req *mcp.Request) any {
 	return res
 }
 
-// govern runs steps 3 and 5–10 for a known tool the credential may call:
-// kill switch, the client capabilities the tool needs, validation, the
-// rate verdict, then the handler (funnel, class floor, attestation). It
-// returns the handler's result and writes, or the refusal.
-func (r *Registry) govern(ctx context.Context, inv *Invocation, t *tool, args json.RawMessage, doc any) (any, *Write, *Refusal) {
+// screen runs the steps of a call that need no store read, before its
+// handler: the kill switch (3), the credential class and the client
+// capabilities the tool needs (4), validation (5) with the audit row's tool
+// fields, and the rate verdict (6). It returns the refusal, or nil when the
+// call may run.
+func (r *Registry) screen(ctx context.Context, inv *Invocation, t *tool, doc any) *Refusal {
 	cred := inv.Credential
 	if r.opts.KillSwitch.FrozenTenants[cred.Tenant] || r.opts.KillSwitch.DisabledTools[t.spec.Name] {
-		return nil, nil, Refuse(ClassKillSwitch, msgKillSwitch)
+		return Refuse(ClassKillSwitch, msgKillSwitch)
 	}
 	if t.spec.StandardOnly && (cred.ClientSafe() || (inv.Also != nil && inv.Also.ClientSafe())) {
-		return nil, nil, Refuse(ClassClientSafeRefused, msgClientSafeRefused)
+		return Refuse(ClassClientSafeRefused, msgClientSafeRefused)
 	}
 	peer := inv.Peer
 	if peer == nil {
@@ -618,18 +655,18 @@ func (r *Registry) govern(ctx context.Context, inv *Invocation, t *tool, args js
 	if missing := missingCapabilities(peer, t.spec.Requires); missing != nil {
 		if inv.Revision == mcp.Rev20260728 {
 			// Decided before anything runs (docs/protocol.md "body first", step 4).
-			return nil, nil, &Refusal{Class: classProtocol, protocol: &mcp.Error{Code: mcp.CodeMissingRequiredCapability,
+			return &Refusal{Class: classProtocol, protocol: &mcp.Error{Code: mcp.CodeMissingRequiredCapability,
 				Message: "This tool needs a client capability the request did not declare.",
 				Data:    map[string]any{"requiredCapabilities": missing}}}
 		}
-		return nil, nil, Refuse(ClassValidation, msgCannotAsk)
+		return Refuse(ClassValidation, msgCannotAsk)
 	}
 	if err := r.prepare(t); err != nil {
 		r.opts.Logger.ErrorContext(ctx, "tool not prepared", "tool", t.spec.Name, "err", err)
-		return nil, nil, Refuse(ClassInternal, msgInternal)
+		return Refuse(ClassInternal, msgInternal)
 	}
 	if err := t.validator.Validate(doc); err != nil {
-		return nil, nil, validationRefusal(err)
+		return validationRefusal(err)
 	}
 	if q := queryOf(doc); q != "" {
 		inv.Audit.SetQuery(q)
@@ -639,12 +676,28 @@ func (r *Registry) govern(ctx context.Context, inv *Invocation, t *tool, args js
 	}
 	if !inv.Rate.Allowed {
 		secs := inv.Rate.RetryAfterSeconds()
-		return nil, nil, &Refusal{Class: ClassRateLimited, Limit: inv.Rate.Limit, RetryAfterS: secs,
+		return &Refusal{Class: ClassRateLimited, Limit: inv.Rate.Limit, RetryAfterS: secs,
 			Message: fmt.Sprintf("Rate limit exceeded for this credential: retry after %d seconds.", secs)}
 	}
 	if t.spec.Write && inv.InBatch {
-		return nil, nil, Refuse(ClassValidation, "Write tools are not accepted inside a JSON-RPC batch; send this call on its own.")
+		return Refuse(ClassValidation, "Write tools are not accepted inside a JSON-RPC batch; send this call on its own.")
 	}
+	return nil
+}
+
+// govern runs steps 3 and 5–10 for a known tool the credential may call:
+// the screen (kill switch, class, client capabilities, validation, the
+// rate verdict), then the handler (funnel, class floor, attestation). It
+// returns the handler's result and writes, or the refusal.
+func (r *Registry) govern(ctx context.Context, inv *Invocation, t *tool, args json.RawMessage, doc any) (any, *Write, *Refusal) {
+	if refusal := r.screen(ctx, inv, t, doc); refusal != nil {
+		return nil, nil, refusal
+	}
+	peer := inv.Peer
+	if peer == nil {
+		peer = mcp.NoPeer{}
+	}
+	cred := inv.Credential
 	c := &Call{
 		Credential: cred, Also: inv.Also, Who: access.WhoOf(cred),
 		Now: inv.Now, Revision: inv.Revision, Funnel: r.opts.Funnel, Peer: peer,

@@ -231,8 +231,9 @@ func (wt *writeTools) file(ctx context.Context, c *tools.Call, pl *plan, reason 
 		ConfirmRequired: pl.action.Confirm, Conflict: pl.action.Conflict, BatchEligible: pl.action.BatchEligible(eff),
 		Basis: pl.action.BasisOf(pl.args), Reason: reason,
 		OverrideAttempted: len(pl.stripped) > 0, StrippedFields: pl.stripped,
-		RequestedBy: proposals.RequestedBy{Kind: "principal", Ref: c.Credential.Reference()},
-		FiledVia:    pl.via, CreatedAt: c.Now.UTC(), ExpiresAt: c.Now.UTC().Add(wt.life), Status: proposals.StatusPending,
+		RequestedBy:       proposals.RequestedBy{Kind: "principal", Ref: c.Credential.Reference()},
+		CredentialKeyHash: c.Credential.KeyHash,
+		FiledVia:          pl.via, CreatedAt: c.Now.UTC(), ExpiresAt: c.Now.UTC().Add(wt.life), Status: proposals.StatusPending,
 	}
 	ops, err := p.FileOps()
 	if err != nil {

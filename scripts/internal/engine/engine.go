@@ -13,6 +13,14 @@
 // locks it. The DynamoDB engine is shared: any number of processes on one
 // table behave as one service when they also share the data folder's
 // secrets (cursor key, admin token).
+//
+// This package links no AWS SDK: Go runs every linked package's
+// initialisation before main, and the SDK's (the DynamoDB client's
+// operation schemas and endpoint tables, the credential chain's STS, SSO
+// and sign-in clients) costs a process milliseconds of every start whether
+// or not it ever talks to DynamoDB. The DynamoDB engine is opened by
+// package dynamoengine, which a program passes to Open (custodyctl always;
+// the dev server only when built with -tags dynamodb).
 package engine
 
 import (
@@ -20,16 +28,9 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/custodymcp/custody/scripts/internal/datadir"
 	"github.com/custodymcp/custody/shared/store"
-	"github.com/custodymcp/custody/shared/store/dynamostore"
 	"github.com/custodymcp/custody/shared/store/filestore"
 )
 
@@ -68,7 +69,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 			return Config{}, errors.New("DYNAMODB_TABLE and DYNAMODB_ENDPOINT need STORE_ENGINE=dynamodb")
 		}
 	case DynamoDB:
-		if !dynamostore.ValidTableName(c.Table) {
+		if !ValidTableName(c.Table) {
 			return Config{}, fmt.Errorf("DYNAMODB_TABLE %q is not a DynamoDB table name (3-255 of a-z A-Z 0-9 _ . -); STORE_ENGINE=dynamodb needs one", c.Table)
 		}
 		if c.Endpoint != "" {
@@ -94,34 +95,6 @@ func (c Config) String() string {
 	return fmt.Sprintf("DynamoDB table %q", c.Table)
 }
 
-// Client returns a DynamoDB client for c (DynamoDB engine only): against
-// the emulator with static dummy credentials, EmulatorRegion and no response
-// checksum check (emulators may send none); on AWS from the SDK's default
-// configuration. Build it once per process.
-func (c Config) Client(ctx context.Context) (*dynamodb.Client, error) {
-	if c.Engine != DynamoDB {
-		return nil, fmt.Errorf("STORE_ENGINE is %q: there is no DynamoDB client to make", c.Engine)
-	}
-	if c.Endpoint != "" {
-		return dynamodb.New(dynamodb.Options{
-			Region:       EmulatorRegion,
-			BaseEndpoint: aws.String(c.Endpoint),
-			Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-				return aws.Credentials{AccessKeyID: "emulator", SecretAccessKey: "emulator", Source: "DYNAMODB_ENDPOINT"}, nil
-			}),
-			DisableValidateResponseChecksum: true,
-		}), nil
-	}
-	cfg, err := config.LoadDefaultConfig(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("load the AWS configuration: %w", err)
-	}
-	if cfg.Region == "" {
-		return nil, errors.New("no AWS region: set AWS_REGION (or DYNAMODB_ENDPOINT for an emulator)")
-	}
-	return dynamodb.NewFromConfig(cfg), nil
-}
-
 // Store is an open engine.
 type Store struct {
 	store.Store
@@ -136,14 +109,23 @@ func (s *Store) Close() error {
 	return s.close()
 }
 
+// NewStore returns an open engine over st, released by close (nil: nothing
+// to release).
+func NewStore(st store.Store, close func() error) *Store { return &Store{Store: st, close: close} }
+
 // ErrNoTable: the DynamoDB table does not exist.
 var ErrNoTable = errors.New("the DynamoDB table does not exist")
 
+// ErrNoDynamoDB: the program was built without the DynamoDB engine.
+var ErrNoDynamoDB = errors.New("this build has no DynamoDB engine (build the dev server with -tags dynamodb; `make run` does when STORE_ENGINE=dynamodb)")
+
+// DynamoOpener opens the DynamoDB engine of c (dynamoengine.Open).
+type DynamoOpener func(ctx context.Context, c Config) (*Store, error)
+
 // Open opens the engine: the file engine's store in dir (which waits a
-// second for another process's lock, then fails), or the DynamoDB table,
-// checked with DescribeTable so that a missing table is ErrNoTable at once
-// rather than a failed first request.
-func (c Config) Open(ctx context.Context, dir datadir.Dir) (*Store, error) {
+// second for another process's lock, then fails), or the DynamoDB table
+// through dynamo (nil: ErrNoDynamoDB).
+func (c Config) Open(ctx context.Context, dir datadir.Dir, dynamo DynamoOpener) (*Store, error) {
 	if c.Engine == File {
 		fs, err := filestore.Open(dir.StorePath(), filestore.Options{})
 		if err != nil {
@@ -151,29 +133,25 @@ func (c Config) Open(ctx context.Context, dir datadir.Dir) (*Store, error) {
 		}
 		return &Store{Store: fs, close: fs.Close}, nil
 	}
-	client, err := c.Client(ctx)
-	if err != nil {
-		return nil, err
+	if dynamo == nil {
+		return nil, ErrNoDynamoDB
 	}
-	if err := CheckTable(ctx, client, c.Table); err != nil {
-		return nil, err
-	}
-	return &Store{Store: dynamostore.New(client, c.Table, dynamostore.Options{})}, nil
+	return dynamo(ctx, c)
 }
 
-// CheckTable describes the table: nil when it exists, ErrNoTable (naming
-// `custodyctl table create`) when it does not, a wrapped error when DynamoDB
-// cannot be reached.
-func CheckTable(ctx context.Context, client *dynamodb.Client, table string) error {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	_, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
-	var notFound *types.ResourceNotFoundException
-	switch {
-	case errors.As(err, &notFound):
-		return fmt.Errorf("table %q: %w (create it with `custodyctl table create`)", table, ErrNoTable)
-	case err != nil:
-		return fmt.Errorf("describe table %q: %w", table, err)
+// ValidTableName is dynamostore.ValidTableName, DynamoDB's rule for table
+// names (3 to 255 of a-z A-Z 0-9 _ . -), here so that checking the
+// environment links no SDK; a test holds the two to one answer.
+func ValidTableName(name string) bool {
+	if len(name) < 3 || len(name) > 255 {
+		return false
 	}
-	return nil
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '.', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -10,7 +10,9 @@ import (
 
 	"github.com/custodymcp/custody/scripts/internal/datadir"
 	"github.com/custodymcp/custody/scripts/internal/engine"
+	"github.com/custodymcp/custody/scripts/internal/engine/dynamoengine"
 	"github.com/custodymcp/custody/shared/store"
+	"github.com/custodymcp/custody/shared/store/dynamostore"
 	"github.com/custodymcp/custody/shared/store/dynamostore/dynamotest"
 )
 
@@ -56,13 +58,13 @@ func TestOpenBothEngines(t *testing.T) {
 	ctx := context.Background()
 	dir := datadir.Dir(t.TempDir())
 
-	file, err := engine.Config{Engine: engine.File}.Open(ctx, dir)
+	file, err := engine.Config{Engine: engine.File}.Open(ctx, dir, nil)
 	if err != nil {
 		t.Fatalf("Open(file) = %v", err)
 	}
 	// The file engine is one process's: a second open waits for the lock,
 	// then fails.
-	if second, err := (engine.Config{Engine: engine.File}).Open(ctx, dir); err == nil {
+	if second, err := (engine.Config{Engine: engine.File}).Open(ctx, dir, nil); err == nil {
 		second.Close()
 		t.Error("a second Open of the file engine succeeded; bbolt should hold the lock")
 	}
@@ -73,7 +75,7 @@ func TestOpenBothEngines(t *testing.T) {
 	emu := dynamotest.NewServer(t)
 	table := dynamotest.CreateTable(t, emu.Client())
 	dyn := engine.Config{Engine: engine.DynamoDB, Table: table, Endpoint: emu.URL}
-	st, err := dyn.Open(ctx, dir)
+	st, err := dyn.Open(ctx, dir, dynamoengine.Open)
 	if err != nil {
 		t.Fatalf("Open(dynamodb) = %v", err)
 	}
@@ -83,7 +85,7 @@ func TestOpenBothEngines(t *testing.T) {
 		t.Fatalf("Put through the opened engine = %v", err)
 	}
 	// Any number of engines share the table.
-	other, err := dyn.Open(ctx, dir)
+	other, err := dyn.Open(ctx, dir, dynamoengine.Open)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +93,21 @@ func TestOpenBothEngines(t *testing.T) {
 		t.Errorf("the other engine's Get = %v", err)
 	}
 
+	if _, err := dyn.Open(ctx, dir, nil); !errors.Is(err, engine.ErrNoDynamoDB) {
+		t.Errorf("Open(dynamodb) in a build without the DynamoDB engine = %v, want ErrNoDynamoDB", err)
+	}
+
 	missing := engine.Config{Engine: engine.DynamoDB, Table: "no-such-table", Endpoint: emu.URL}
-	if _, err := missing.Open(ctx, dir); !errors.Is(err, engine.ErrNoTable) || !strings.Contains(err.Error(), "custodyctl table create") {
+	if _, err := missing.Open(ctx, dir, dynamoengine.Open); !errors.Is(err, engine.ErrNoTable) || !strings.Contains(err.Error(), "custodyctl table create") {
 		t.Errorf("Open of a missing table = %v, want ErrNoTable naming custodyctl table create", err)
+	}
+}
+
+func TestValidTableNameIsDynamostoresRule(t *testing.T) {
+	for _, name := range []string{"", "ab", "abc", "custody-prod", "custody.prod_1", "has space", "ünïcode",
+		strings.Repeat("a", 255), strings.Repeat("a", 256), "tab\tle", "a/b", "UPPER-lower.09"} {
+		if got, want := engine.ValidTableName(name), dynamostore.ValidTableName(name); got != want {
+			t.Errorf("ValidTableName(%q) = %v, dynamostore.ValidTableName = %v", name, got, want)
+		}
 	}
 }

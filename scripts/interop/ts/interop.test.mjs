@@ -12,14 +12,19 @@
 // Custody key, which pages every list Custody serves and reads, gets and
 // calls through them; one without a credential, which the fixture profile
 // authenticates as its fixture key, and which answers the fixtures' form
-// elicitation and sampling request from its own request handlers.
+// elicitation and sampling request from its own request handlers. Both run
+// tasks through the SDK's experimental tasks client: the key exports a fact
+// record and audits citations as tasks (create, poll tasks/get,
+// tasks/result), the fixture key cancels a long task.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
+  CallToolResultSchema,
   CreateMessageRequestSchema,
+  CreateTaskResultSchema,
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -247,5 +252,113 @@ describe('the fixture profile (no credential)', () => {
     const res = await client.callTool({ name: 'test_tool_with_logging', arguments: {} });
     assert.notEqual(res.isError, true, textOf(res));
     assert.deepEqual(logs.map((l) => l.data), ['Tool execution started', 'Tool processing data', 'Tool execution completed']);
+  });
+});
+
+// drain runs a task stream to its end and returns its messages by type.
+async function drain(stream) {
+  const seen = { taskCreated: [], taskStatus: [], result: [], error: [] };
+  for await (const m of stream) seen[m.type].push(m);
+  return seen;
+}
+
+describe('tasks (2025-11-25, the SDK\'s experimental tasks client)', () => {
+  let client, transport, caseID;
+  before(async () => {
+    ({ client, transport } = await connect('custody-interop-tasks', { Authorization: `Bearer ${key}` }));
+    await pageAll((p) => client.listTools(p), 'tools', (t) => t.name); // caches each tool's taskSupport
+    const matters = await client.callTool({ name: 'list_matters', arguments: {} });
+    caseID = matters.structuredContent.results[0].case_id;
+  });
+  after(async () => {
+    await transport?.terminateSession();
+    await client?.close();
+  });
+
+  test('declares the tasks capability and each tool\'s taskSupport', async () => {
+    const caps = client.getServerCapabilities();
+    assert.ok(caps.tasks?.requests?.tools?.call && caps.tasks.list && caps.tasks.cancel, JSON.stringify(caps.tasks));
+    const { items } = await pageAll((p) => client.listTools(p), 'tools', (t) => t.name);
+    const support = Object.fromEntries(items.map((t) => [t.name, t.execution?.taskSupport]));
+    assert.equal(support.export_fact_record, 'optional');
+    assert.equal(support.audit_citations, 'required');
+    assert.equal(support.list_matters, undefined);
+  });
+
+  test('creates a task, polls tasks/get and reads tasks/result, then the exported resource', async () => {
+    const seen = await drain(client.experimental.tasks.callToolStream(
+      { name: 'export_fact_record', arguments: { case_id: caseID } }, CallToolResultSchema, { task: { ttl: 120000 } }));
+    assert.deepEqual(seen.error, [], seen.error.map((e) => String(e.error)).join('; '));
+    assert.equal(seen.taskCreated.length, 1);
+    const created = seen.taskCreated[0].task;
+    assert.equal(created.ttl, 120000);
+    assert.ok(seen.taskStatus.length >= 1, 'tasks/get was never polled');
+    assert.equal(seen.taskStatus.at(-1).task.status, 'completed');
+    const res = seen.result[0].result;
+    assert.equal(res._meta?.['io.modelcontextprotocol/related-task']?.taskId, created.taskId);
+    const link = res.content.find((c) => c.type === 'resource_link');
+    assert.ok(link, JSON.stringify(res.content).slice(0, 300));
+    assert.equal(link.uri, res.structuredContent.uri);
+    const read = await client.readResource({ uri: link.uri });
+    const exported = JSON.parse(read.contents[0].text);
+    assert.equal(exported.export_id, res.structuredContent.export_id);
+    assert.equal(exported.facts.length, res.structuredContent.facts);
+
+    const again = await client.experimental.tasks.getTaskResult(created.taskId, CallToolResultSchema);
+    assert.deepEqual(again.structuredContent, res.structuredContent);
+    const listed = await client.experimental.tasks.listTasks();
+    assert.ok(listed.tasks.some((t) => t.taskId === created.taskId), 'tasks/list lacks the task');
+  });
+
+  test('runs a required-task tool as a task and gets every citation checked', async () => {
+    // Without a task: refused (-32601, or by the SDK itself when its cache
+    // of tool metadata, which keeps only the last tools/list page, knows).
+    await assert.rejects(client.callTool({ name: 'audit_citations', arguments: { case_id: caseID } }), /task/);
+    const seen = await drain(client.experimental.tasks.callToolStream(
+      { name: 'audit_citations', arguments: { case_id: caseID } }, CallToolResultSchema, { task: { ttl: 60000 } }));
+    assert.deepEqual(seen.error, [], seen.error.map((e) => String(e.error)).join('; '));
+    const out = seen.result[0].result.structuredContent;
+    assert.equal(out.checks_read_state, 'read');
+    assert.equal(out.counts.match + out.counts.mismatch + out.counts.unreadable, out.checks.length);
+    assert.ok(out.checks.length > 0);
+  });
+
+  test('a task id of nothing is -32602 for get, result and cancel', async () => {
+    for (const call of [
+      () => client.experimental.tasks.getTask('tk-none'),
+      () => client.experimental.tasks.getTaskResult('tk-none', CallToolResultSchema),
+      () => client.experimental.tasks.cancelTask('tk-none'),
+    ]) {
+      await assert.rejects(call(), (e) => e.code === -32602);
+    }
+  });
+});
+
+describe('a task cancelled by the fixture profile', () => {
+  let client, transport;
+  before(async () => {
+    client = new Client({ name: 'custody-interop-cancel', version: '1.0.0' }, { capabilities: {} });
+    transport = new StreamableHTTPClientTransport(url);
+    await client.connect(transport);
+    await pageAll((p) => client.listTools(p), 'tools', (t) => t.name);
+  });
+  after(async () => {
+    await transport?.terminateSession();
+    await client?.close();
+  });
+
+  test('creates a long task, cancels it, and sees it cancelled', async () => {
+    const created = await client.request(
+      { method: 'tools/call', params: { name: 'test_slow_task', arguments: { seconds: 120 }, task: { ttl: 300000 } } },
+      CreateTaskResultSchema);
+    const id = created.task.taskId;
+    assert.equal(created.task.status, 'working');
+    const polled = await client.experimental.tasks.getTask(id);
+    assert.equal(polled.taskId, id);
+    const cancelled = await client.experimental.tasks.cancelTask(id);
+    assert.equal(cancelled.status, 'cancelled');
+    assert.equal((await client.experimental.tasks.getTask(id)).status, 'cancelled');
+    await assert.rejects(client.experimental.tasks.cancelTask(id), (e) => e.code === -32602);
+    await assert.rejects(client.experimental.tasks.getTaskResult(id, CallToolResultSchema), /cancelled/);
   });
 });

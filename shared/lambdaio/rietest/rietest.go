@@ -1,5 +1,19 @@
 // Package rietest runs a Lambda function's bootstrap under the AWS Lambda
-// Runtime Interface Emulator for the functions' runtime tests.
+// Runtime Interface Emulator (RIE): the real runtime locally, which drives
+// the function through the Runtime API as Lambda does (GET /next, POST
+// /response or /error), so a test sees the exact bytes the function answers
+// an invocation with, and its log lines.
+//
+// Binary finds the RIE that `make tools-rie` installs into .tools/bin (make
+// test runs that target; DECISIONS.md "Versions" pins it). Without it the
+// test is skipped, naming the target, except when CI=true, where it fails.
+// Build builds a function as the template builds it (-tags lambda.norpc
+// -trimpath -ldflags='-s -w', CGO off), for this machine. Start runs the
+// RIE on loopback ports with the bootstrap under it, in its own process
+// group, stopped when the test ends.
+//
+// functions/mcp's tests came first and keep their own copy of this
+// machinery beside their streaming checks.
 package rietest
 
 import (
@@ -18,72 +32,85 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/custodymcp/custody/shared/nodetest"
 )
 
-// The real Lambda runtime, locally: a function's bootstrap, built for this
-// machine with -tags lambda.norpc as the template builds it for arm64,
-// runs under the RIE (installed by `make tools-rie` into .tools/bin), which
-// drives it through the Runtime API as Lambda does.
+// SkipVar, when set, skips the runtime emulator tests on request.
+const SkipVar = "CUSTODY_SKIP_RIE_TEST"
 
-// SkipRIEVar, when set, skips the runtime emulator tests; nothing else
-// does.
-const SkipRIEVar = "CUSTODY_SKIP_RIE_TEST"
-
-// RIEBinary returns the installed RIE, skipping the test when SkipRIEVar
-// is set and failing it when the RIE is missing or the OS is not Linux.
-func RIEBinary(t testing.TB) string {
+// Binary returns the installed RIE, skipping (or failing, with CI=true)
+// when it is not there.
+func Binary(t testing.TB) string {
 	t.Helper()
-	if os.Getenv(SkipRIEVar) != "" {
-		t.Skipf("%s is set: the Lambda runtime emulator test is skipped on request", SkipRIEVar)
+	missing := func(format string, args ...any) {
+		t.Helper()
+		msg := fmt.Sprintf(format, args...)
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	if os.Getenv(SkipVar) != "" {
+		t.Skipf("%s is set: the Lambda runtime emulator test is skipped on request", SkipVar)
 	}
 	if runtime.GOOS != "linux" {
-		t.Fatalf("the Lambda Runtime Interface Emulator runs on Linux only; set %s=1 to skip this test on purpose", SkipRIEVar)
+		missing("the Lambda Runtime Interface Emulator runs on Linux only")
 	}
-	p := filepath.Join(RepoRoot(t), ".tools", "bin", "aws-lambda-rie")
+	root, err := nodetest.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(root, ".tools", "bin", "aws-lambda-rie")
 	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("the Lambda Runtime Interface Emulator is not installed at %s: run `make tools-rie` (make test does), or set %s=1 to skip this test on purpose", p, SkipRIEVar)
+		missing("the Lambda Runtime Interface Emulator is not installed at %s: run `make tools-rie` (make test does)", p)
 	}
 	return p
 }
 
-// RepoRoot is the module's root (where go.mod is) above the test's
-// directory.
-func RepoRoot(t testing.TB) string {
+var (
+	buildMu sync.Mutex
+	builds  = map[string]string{}
+)
+
+// Build builds the main package pkg (an import path, e.g.
+// "github.com/custodymcp/custody/functions/worker") once per test binary,
+// for this machine, with the template's flags, and returns the path of the
+// binary, named bootstrap. Cleanup, from TestMain, removes the builds.
+func Build(t testing.TB, pkg string) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if p, ok := builds[pkg]; ok {
+		return p
+	}
+	dir, err := os.MkdirTemp("", "custody-bootstrap-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
-}
-
-// BuildBootstrap builds the package in the test's directory into a binary
-// named bootstrap in a temporary directory, as the template's build does
-// (-tags lambda.norpc -trimpath, CGO off) with env added (GOOS, GOARCH for
-// a cross build), and returns its path.
-func BuildBootstrap(t testing.TB, env ...string) string {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "bootstrap")
+	out := filepath.Join(dir, "bootstrap")
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	cmd := exec.Command(gobin, "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w", "-o", out, ".")
-	cmd.Env = append(append(os.Environ(), "CGO_ENABLED=0"), env...)
+	// The flags of the Makefile's build-<Function> targets.
+	cmd := exec.Command(gobin, "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w", "-o", out, pkg)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build the bootstrap: %v\n%s", err, b)
+		t.Fatalf("build %s: %v\n%s", pkg, err, b)
 	}
+	builds[pkg] = out
 	return out
 }
 
-// RIE is one emulator with a bootstrap under it.
-type RIE struct {
+// Cleanup removes the bootstraps Build made; call it from TestMain.
+func Cleanup() {
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	for _, p := range builds {
+		os.RemoveAll(filepath.Dir(p))
+	}
+}
+
+// Process is one RIE with a bootstrap under it.
+type Process struct {
 	cmd    *exec.Cmd
 	url    string
 	out    *lockedBuffer
@@ -91,35 +118,22 @@ type RIE struct {
 	once   sync.Once
 }
 
-// Function is what Lambda tells a function about itself.
-type Function struct {
-	Name      string
-	TimeoutS  int
-	MemoryMiB int
-}
-
-// StartRIE starts the RIE on loopback ports with boot under it and env as
-// the function's environment (the AWS SDK's chain gets static credentials
-// from env's AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or dummy ones,
-// no shared files and no instance metadata). The process group ends with
-// the test.
-func StartRIE(t testing.TB, rie, boot string, fn Function, env map[string]string) *RIE {
+// Start runs the RIE with boot as the function named function, env its
+// environment (besides static emulator AWS credentials, no shared config
+// files, and the function's name, memory and timeout as Lambda sets them).
+func Start(t testing.TB, rie, boot, function string, timeout time.Duration, env map[string]string) *Process {
 	t.Helper()
 	home := t.TempDir()
-	procEnv := map[string]string{
-		"PATH": "/usr/bin:/bin", "HOME": home,
-		"AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "emulator", "AWS_SECRET_ACCESS_KEY": "emulator",
-		"AWS_CONFIG_FILE": filepath.Join(home, "none"), "AWS_SHARED_CREDENTIALS_FILE": filepath.Join(home, "none"),
-		"AWS_EC2_METADATA_DISABLED": "true",
-		"AWS_LAMBDA_FUNCTION_NAME":  fn.Name, "AWS_LAMBDA_FUNCTION_TIMEOUT": fmt.Sprint(fn.TimeoutS),
-		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": fmt.Sprint(fn.MemoryMiB),
+	procEnv := []string{
+		"PATH=/usr/bin:/bin", "HOME=" + home,
+		"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=emulator", "AWS_SECRET_ACCESS_KEY=emulator",
+		"AWS_CONFIG_FILE=" + filepath.Join(home, "none"), "AWS_SHARED_CREDENTIALS_FILE=" + filepath.Join(home, "none"),
+		"AWS_EC2_METADATA_DISABLED=true",
+		"AWS_LAMBDA_FUNCTION_NAME=" + function, fmt.Sprintf("AWS_LAMBDA_FUNCTION_TIMEOUT=%d", int(timeout/time.Second)),
+		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE=1024",
 	}
 	for k, v := range env {
-		procEnv[k] = v
-	}
-	var list []string
-	for k, v := range procEnv {
-		list = append(list, k+"="+v)
+		procEnv = append(procEnv, k+"="+v)
 	}
 	ports := freePorts(t, 2)
 	addr := fmt.Sprintf("127.0.0.1:%d", ports[0])
@@ -128,61 +142,27 @@ func StartRIE(t testing.TB, rie, boot string, fn Function, env map[string]string
 		"--runtime-api-address", fmt.Sprintf("127.0.0.1:%d", ports[1]),
 		"--log-level", "error",
 		boot)
-	cmd.Env = list
+	cmd.Env = procEnv
 	cmd.Dir = filepath.Dir(boot)
 	out := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	r := &RIE{cmd: cmd, url: "http://" + addr + "/2015-03-31/functions/function/invocations", out: out,
-		client: &http.Client{Timeout: 5 * time.Minute}}
+	p := &Process{cmd: cmd, url: "http://" + addr + "/2015-03-31/functions/function/invocations", out: out,
+		client: &http.Client{Timeout: timeout + time.Minute}}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start the RIE: %v", err)
 	}
-	t.Cleanup(r.Stop)
-	return r
+	t.Cleanup(p.Stop)
+	return p
 }
-
-// Invoke posts one event as Lambda's Invoke API would, with the Lambda
-// request id requestID, retrying while the RIE is not yet listening, and
-// returns the function's raw answer (a function error's JSON included).
-func (r *RIE) Invoke(t testing.TB, event []byte, requestID string) []byte {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.url, bytes.NewReader(event))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("X-Amzn-RequestId", requestID)
-		resp, err := r.client.Do(req)
-		if errors.Is(err, syscall.ECONNREFUSED) && ctx.Err() == nil {
-			time.Sleep(2 * time.Millisecond) // the RIE is still starting
-			continue
-		}
-		if err != nil {
-			t.Fatalf("invoke through the RIE: %v\nRIE output:\n%s", err, r.out)
-		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil || resp.StatusCode != http.StatusOK {
-			t.Fatalf("RIE invoke = %d %q, %v\nRIE output:\n%s", resp.StatusCode, body, err, r.out)
-		}
-		return body
-	}
-}
-
-// Output is what the RIE and the bootstrap wrote so far.
-func (r *RIE) Output() string { return r.out.String() }
 
 // Stop ends the RIE's process group (the RIE and the bootstrap under it).
-// It may be called more than once.
-func (r *RIE) Stop() {
-	r.once.Do(func() {
-		pgid := r.cmd.Process.Pid
+func (p *Process) Stop() {
+	p.once.Do(func() {
+		pgid := p.cmd.Process.Pid
 		_ = syscall.Kill(-pgid, syscall.SIGTERM)
 		done := make(chan struct{})
-		go func() { _ = r.cmd.Wait(); close(done) }()
+		go func() { _ = p.cmd.Wait(); close(done) }()
 		select {
 		case <-done:
 		case <-time.After(5 * time.Second):
@@ -190,6 +170,39 @@ func (r *RIE) Stop() {
 			<-done
 		}
 	})
+}
+
+// Output is what the RIE and the function wrote so far.
+func (p *Process) Output() string { return p.out.String() }
+
+// Invoke posts one event as Lambda's Invoke API would, with the Lambda
+// request id requestID, retrying while the RIE is not yet listening, and
+// returns the function's raw answer.
+func (p *Process) Invoke(t testing.TB, event []byte, requestID string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), p.client.Timeout)
+	defer cancel()
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(event))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-Amzn-RequestId", requestID)
+		resp, err := p.client.Do(req)
+		if errors.Is(err, syscall.ECONNREFUSED) && ctx.Err() == nil {
+			time.Sleep(5 * time.Millisecond) // the RIE is still starting
+			continue
+		}
+		if err != nil {
+			t.Fatalf("invoke through the RIE: %v\nRIE output:\n%s", err, p.out)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("RIE invoke = %d %q, %v\nRIE output:\n%s", resp.StatusCode, body, err, p.out)
+		}
+		return body
+	}
 }
 
 // freePorts returns n distinct loopback ports that were free a moment ago.

@@ -23,6 +23,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -263,4 +264,50 @@ func translate(ctx context.Context, op string, err error) error {
 		return fmt.Errorf("sqs %s: %w: %w", op, queue.ErrInvalid, err)
 	}
 	return fmt.Errorf("sqs %s: %w: %w", op, queue.ErrUnavailable, err)
+}
+
+// ClientOptions returns the settings of the engine's SQS client, applied
+// when the client is built (once per process): baseEndpoint, when set,
+// replaces SQS's regional endpoint (an emulator such as fauxqs, whose
+// queue URLs name its own address); "" on AWS.
+func ClientOptions(baseEndpoint string) func(*sqs.Options) {
+	return func(o *sqs.Options) {
+		if baseEndpoint != "" {
+			o.BaseEndpoint = aws.String(baseEndpoint)
+		}
+	}
+}
+
+// ValidQueueURL reports whether s has the shape of an SQS queue URL, as
+// CloudFormation's QueueUrl gives it (https://sqs.<region>.amazonaws.com/
+// <account>/<name>), or, for an emulator (emulated), any http(s) URL whose
+// path is /<account>/<name>. A queue name is 1 to 80 of A-Z a-z 0-9 - _,
+// with a .fifo suffix for a FIFO queue (SQS Developer Guide, "Amazon SQS
+// queue naming").
+func ValidQueueURL(s string, emulated bool) bool {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return false
+	}
+	switch {
+	case u.Scheme == "https" && strings.HasPrefix(u.Host, "sqs.") && (strings.HasSuffix(u.Host, ".amazonaws.com") ||
+		strings.HasSuffix(u.Host, ".amazonaws.com.cn")):
+	case emulated && (u.Scheme == "http" || u.Scheme == "https"):
+	default:
+		return false
+	}
+	parts := strings.Split(strings.TrimPrefix(u.Path, "/"), "/")
+	if len(parts) != 2 || len(parts[0]) != 12 || strings.Trim(parts[0], "0123456789") != "" {
+		return false
+	}
+	name := strings.TrimSuffix(parts[1], ".fifo")
+	if name == "" || len(parts[1]) > 80 {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }

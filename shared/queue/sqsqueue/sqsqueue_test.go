@@ -148,3 +148,30 @@ func TestNewRefusesAMissingClientOrURLAndAnARNOfAnotherService(t *testing.T) {
 		}
 	}
 }
+
+func TestValidQueueURLAcceptsSQSQueueURLsAndEmulatorsOnlyWhenEmulated(t *testing.T) {
+	for _, tc := range []struct {
+		url           string
+		aws, emulated bool
+	}{
+		{"https://sqs.eu-west-1.amazonaws.com/123456789012/custody-prod-TaskQueue-AbC_1", true, true},
+		{"https://sqs.cn-north-1.amazonaws.com.cn/123456789012/tasks.fifo", true, true},
+		{"http://127.0.0.1:9324/000000000000/tasks", false, true},
+		{"http://sqs.eu-west-1.amazonaws.com/123456789012/tasks", false, true},
+		{"https://sqs.eu-west-1.amazonaws.com/123456789012", false, false},
+		{"https://sqs.eu-west-1.amazonaws.com/12345/tasks", false, false},
+		{"https://sqs.eu-west-1.amazonaws.com/123456789012/bad name", false, false},
+		{"https://sqs.eu-west-1.amazonaws.com/123456789012/tasks?x=1", false, false},
+		{"https://evil.example/123456789012/tasks", false, true},
+		{"", false, false},
+	} {
+		t.Run(tc.url, func(t *testing.T) {
+			if got := sqsqueue.ValidQueueURL(tc.url, false); got != tc.aws {
+				t.Errorf("ValidQueueURL(%q, false) = %v, want %v", tc.url, got, tc.aws)
+			}
+			if got := sqsqueue.ValidQueueURL(tc.url, true); got != tc.emulated {
+				t.Errorf("ValidQueueURL(%q, true) = %v, want %v", tc.url, got, tc.emulated)
+			}
+		})
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/auth/oauth"
 	"github.com/custodymcp/custody/shared/prompts"
+	"github.com/custodymcp/custody/shared/queue"
 	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/records/seed"
@@ -31,6 +32,7 @@ import (
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/store/filestore"
 	"github.com/custodymcp/custody/shared/store/storetest"
+	"github.com/custodymcp/custody/shared/tasks"
 	"github.com/custodymcp/custody/shared/tools"
 )
 
@@ -104,6 +106,12 @@ type Options struct {
 	// this issuer configuration; each instance's PublicBaseURL is its own
 	// httptest URL, so its canonical resource is that URL + "/mcp".
 	OAuth *oauth.Config
+	// TaskQueue, when set, serves tasks (server.Config.TaskQueue): the test
+	// decides whether a dispatcher delivers its messages (StartWorker) or
+	// it calls the worker itself.
+	TaskQueue queue.Sender
+	// TaskOptions tune the tasks (server.Config.TaskOptions).
+	TaskOptions tasks.Options
 	// Approvals serves the approval page under /approvals of every
 	// instance, its public base URL the instance's own httptest URL.
 	Approvals bool
@@ -194,6 +202,7 @@ func New(t testing.TB, opts Options) *Env {
 		GETStream: opts.GETStream, StreamPoll: 10 * time.Millisecond, Heartbeat: 20 * time.Millisecond,
 		Recheck:     50 * time.Millisecond,
 		MaxSessions: opts.MaxSessions, MaxConcurrent: opts.MaxConcurrent, ParamsDecoded: opts.ParamsDecoded,
+		TaskQueue: opts.TaskQueue, TaskOptions: opts.TaskOptions,
 		Lane: opts.Lane,
 	}
 	env.oauth, env.approvals = opts.OAuth, opts.Approvals

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/custodymcp/custody/shared/store"
 )
 
@@ -23,9 +21,9 @@ func (s *Store) PurgeExpired(ctx context.Context, limit int) (int, error) {
 	}
 	now := s.now().Unix()
 	var keys []store.Key
-	err := s.db.View(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketItems).Cursor()
-		for k, v := c.First(); k != nil && (limit <= 0 || len(keys) < limit); k, v = c.Next() {
+	err := s.read(func(vw *view) error {
+		c := vw.cursor(spaceItems, false)
+		for k, v := c.seek(nil); k != nil && (limit <= 0 || len(keys) < limit); k, v = c.next() {
 			h, err := decodeHeader(v)
 			if err != nil {
 				return fmt.Errorf("item %q: %w", k, err)

@@ -41,6 +41,24 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// TestConformanceCheckpointingConstantly runs the suite with a checkpoint
+// after every few keys written, so that reads merge the overlay with bbolt
+// and cross checkpoints in every case, not only at Close.
+func TestConformanceCheckpointingConstantly(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, now func() time.Time) store.Store {
+		s, err := filestore.Open(filepath.Join(t.TempDir(), "custody.db"), filestore.Options{Now: now, CheckpointEntries: 3})
+		if err != nil {
+			t.Fatalf("Open = %v", err)
+		}
+		t.Cleanup(func() {
+			if err := s.Close(); err != nil {
+				t.Errorf("Close = %v", err)
+			}
+		})
+		return s
+	})
+}
+
 func TestSurvivesCloseAndReopen(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "custody.db")
@@ -255,7 +273,11 @@ func TestPurgeExpired(t *testing.T) {
 
 // crashEnv names the variable that turns TestCrashHelper into the child
 // process of TestAcknowledgedWritesSurviveKill; its value is the store path.
-const crashEnv = "CUSTODY_FILESTORE_CRASH_PATH"
+// crashCheckpointEnv, when set, is the child's Options.CheckpointEntries.
+const (
+	crashEnv           = "CUSTODY_FILESTORE_CRASH_PATH"
+	crashCheckpointEnv = "CUSTODY_FILESTORE_CRASH_CHECKPOINT_ENTRIES"
+)
 
 // TestCrashHelper is the child of TestAcknowledgedWritesSurviveKill: it
 // writes rows from 8 goroutines forever, printing "acked <n>" after each
@@ -266,7 +288,8 @@ func TestCrashHelper(t *testing.T) {
 	if path == "" {
 		return
 	}
-	s, err := filestore.Open(path, filestore.Options{})
+	entries, _ := strconv.Atoi(os.Getenv(crashCheckpointEnv))
+	s, err := filestore.Open(path, filestore.Options{CheckpointEntries: entries})
 	if err != nil {
 		fmt.Println("open failed:", err)
 		os.Exit(2)
@@ -304,11 +327,25 @@ func TestCrashHelper(t *testing.T) {
 
 // TestAcknowledgedWritesSurviveKill runs TestCrashHelper in a child process,
 // kills it with SIGKILL after some acknowledged writes, and checks that every
-// write the child acknowledged is in the file.
+// write the child acknowledged is in the file: once with the writes only in
+// the log (no checkpoint before the kill), once with checkpoints every few
+// writes, so that the kill lands among them.
 func TestAcknowledgedWritesSurviveKill(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		entries int
+	}{
+		{"acknowledged writes in the log alone are replayed", 1 << 20},
+		{"acknowledged writes survive a kill among checkpoints", 16},
+	} {
+		t.Run(tc.name, func(t *testing.T) { crashAndCheck(t, tc.entries) })
+	}
+}
+
+func crashAndCheck(t *testing.T, checkpointEntries int) {
 	path := filepath.Join(t.TempDir(), "custody.db")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashHelper$", "-test.count=1")
-	cmd.Env = append(os.Environ(), crashEnv+"="+path)
+	cmd.Env = append(os.Environ(), crashEnv+"="+path, fmt.Sprintf("%s=%d", crashCheckpointEnv, checkpointEntries))
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatalf("StdoutPipe = %v", err)

@@ -4,17 +4,16 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
-
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/custodymcp/custody/shared/store"
 )
 
 // A request is one write waiting for the writer goroutine. apply runs inside
-// the batch's read-write transaction and either returns an error having
-// written nothing, or writes through the writeTx; its result reaches the
-// caller on done after the commit.
+// the batch and either returns an error having written nothing, or writes
+// through the writeTx; its result reaches the caller on done after the
+// commit.
 type request struct {
 	apply func(w *writeTx) error
 	state atomic.Int32 // pending → taken (by the writer) or abandoned (by the caller)
@@ -57,8 +56,9 @@ func (s *Store) write(ctx context.Context, op string, apply func(w *writeTx) err
 }
 
 // writer is the one goroutine that writes. Each turn it takes the whole
-// queue as a batch, applies it in one transaction and commits once; requests
-// that arrive meanwhile form the next batch. After Close it drains the queue
+// queue as a batch, applies it against one view of the store and commits
+// it with one write-ahead log record and one fdatasync; requests that
+// arrive meanwhile form the next batch. After Close it drains the queue
 // and exits.
 func (s *Store) writer() {
 	defer close(s.writerDone)
@@ -84,11 +84,13 @@ func (s *Store) writer() {
 	}
 }
 
-// commit applies one batch in one read-write transaction. A request's own
-// failure (a condition, an invalid result) is its answer alone; a failure of
-// the transaction (a bbolt write error, the commit or its fsync) fails every
-// request of the batch with store.ErrUnavailable. A batch that wrote nothing
-// is rolled back: nothing to make durable.
+// commit applies one batch and makes it durable with one log record. A
+// request's own failure (a condition, an invalid result) is its answer
+// alone; a failure of the batch (the log write or its sync) fails every
+// request of the batch with store.ErrUnavailable. A batch that wrote
+// nothing writes no record: nothing to make durable. Acknowledgements go
+// out after the batch is in the published overlay, so a read after an
+// acknowledged write sees it.
 func (s *Store) commit(batch []*request) {
 	run := batch[:0:0]
 	for _, r := range batch {
@@ -101,24 +103,40 @@ func (s *Store) commit(batch []*request) {
 	}
 	results := make([]error, len(run))
 	err := func() error {
-		tx, err := s.db.Begin(true)
+		if err := s.broken(); err != nil {
+			return err
+		}
+		v, err := s.view()
 		if err != nil {
 			return err
 		}
-		w := &writeTx{items: tx.Bucket(bucketItems), gsi1: tx.Bucket(bucketGSI1), now: s.now().Unix()}
+		w := &writeTx{v: v, now: s.now().Unix()}
+		for i := range w.pending {
+			w.pending[i] = map[string]entry{}
+		}
 		for i, r := range run {
 			results[i] = r.apply(w)
 			if w.failed != nil {
-				_ = tx.Rollback()
+				v.close()
 				return w.failed
 			}
 		}
+		// The batch's entries are its own encodings, not bbolt memory: the
+		// view closes before the sync, so that a checkpoint growing the file
+		// (which waits for every read transaction) never waits for it.
+		v.close()
 		if !w.dirty {
-			return tx.Rollback()
+			return nil
 		}
-		if err := tx.Commit(); err != nil {
+		var sorted [numSpaces][]entry
+		for sp := range numSpaces {
+			sorted[sp] = sortedEntries(w.pending[sp])
+		}
+		seq, err := s.log.commit(sorted)
+		if err != nil {
 			return err
 		}
+		s.publish(sorted, seq)
 		s.commits.Add(1)
 		return nil
 	}()
@@ -132,16 +150,51 @@ func (s *Store) commit(batch []*request) {
 			r.done <- results[i]
 		}
 	}
+	if err == nil {
+		s.maybeCheckpoint()
+	}
 }
 
-// writeTx is the writer's view of one batch transaction. now is the engine
-// clock in epoch seconds, read once per batch.
+// sortedEntries returns the entries of m in key order.
+func sortedEntries(m map[string]entry) []entry {
+	es := make([]entry, 0, len(m))
+	for _, e := range m {
+		es = append(es, e)
+	}
+	slices.SortFunc(es, func(a, b entry) int { return bytes.Compare(a.key, b.key) })
+	return es
+}
+
+// writeTx is the writer's view of one batch: the writes of the batch so far
+// (pending, per key space) over the store's view at the batch's start. now
+// is the engine clock in epoch seconds, read once per batch.
 type writeTx struct {
-	items  *bolt.Bucket
-	gsi1   *bolt.Bucket
-	now    int64
-	dirty  bool  // something was written
-	failed error // a bbolt write failed: the transaction is unusable
+	v       *view
+	pending [numSpaces]map[string]entry
+	now     int64
+	dirty   bool  // something was written
+	failed  error // the batch cannot be committed
+}
+
+// get reads key of space sp as the batch sees it.
+func (w *writeTx) get(sp int, key []byte) []byte {
+	if e, ok := w.pending[sp][string(key)]; ok {
+		if e.del {
+			return nil
+		}
+		return e.val
+	}
+	return w.v.get(sp, key)
+}
+
+func (w *writeTx) set(sp int, key, val []byte) {
+	w.pending[sp][string(key)] = entry{key: key, val: val}
+	w.dirty = true
+}
+
+func (w *writeTx) remove(sp int, key []byte) {
+	w.pending[sp][string(key)] = entry{key: key, del: true}
+	w.dirty = true
 }
 
 // current is the stored state of one key: the physical item (live or
@@ -159,7 +212,7 @@ type current struct {
 // live item then carries the Version alone.
 func (w *writeTx) load(key store.Key, full bool) (current, error) {
 	c := current{ik: itemKey(key)}
-	v := w.items.Get(c.ik)
+	v := w.get(spaceItems, c.ik)
 	if v == nil {
 		return c, nil
 	}
@@ -197,13 +250,12 @@ func (w *writeTx) put(c current, val []byte, gsi1pk, gsi1sk string) {
 		newX = indexKey([]byte(gsi1pk), []byte(gsi1sk), c.ik)
 	}
 	if oldX != nil && string(oldX) != string(newX) {
-		w.check(w.gsi1.Delete(oldX))
+		w.remove(spaceGSI1, oldX)
 	}
 	if newX != nil && string(oldX) != string(newX) {
-		w.check(w.gsi1.Put(newX, []byte{}))
+		w.set(spaceGSI1, newX, []byte{})
 	}
-	w.check(w.items.Put(c.ik, val))
-	w.dirty = true
+	w.set(spaceItems, c.ik, val)
 }
 
 // del removes the physical item at c's key, if any, and its index entry.
@@ -212,12 +264,12 @@ func (w *writeTx) del(c current) {
 		return
 	}
 	if c.old.indexed() {
-		w.check(w.gsi1.Delete(indexKey(c.old.GSI1PK, c.old.GSI1SK, c.ik)))
+		w.remove(spaceGSI1, indexKey(c.old.GSI1PK, c.old.GSI1SK, c.ik))
 	}
-	w.check(w.items.Delete(c.ik))
-	w.dirty = true
+	w.remove(spaceItems, c.ik)
 }
 
+// check fails the batch with err (nil: no failure).
 func (w *writeTx) check(err error) {
 	if err != nil && w.failed == nil {
 		w.failed = err
