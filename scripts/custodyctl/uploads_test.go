@@ -12,7 +12,7 @@ import (
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/blob"
 	"github.com/custodymcp/custody/shared/blob/s3local"
-	"github.com/custodymcp/custody/shared/lambdaio"
+	"github.com/custodymcp/custody/shared/lambdaio/s3event"
 	"github.com/custodymcp/custody/shared/records/seed"
 	"github.com/custodymcp/custody/shared/scan/gate"
 	"github.com/custodymcp/custody/shared/scan/scantest"
@@ -110,7 +110,7 @@ func TestHeldUploadsAreListedAndRescannedOnEveryEngine(t *testing.T) {
 // bucket, decoded from its JSON as Lambda decodes it.
 func s3Event(t *testing.T, key string) events.S3Event {
 	t.Helper()
-	raw, err := json.Marshal(lambdaio.ObjectCreatedEvent("Copy", "us-east-1", s3local.Buckets.Staging, key, 1, "etag", time.Now()))
+	raw, err := json.Marshal(s3event.ObjectCreated("Copy", "us-east-1", s3local.Buckets.Staging, key, 1, "etag", time.Now()))
 	if err != nil {
 		t.Fatal(err)
 	}

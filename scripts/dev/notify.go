@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/custodymcp/custody/shared/blob"
-	"github.com/custodymcp/custody/shared/lambdaio"
+	"github.com/custodymcp/custody/shared/lambdaio/s3event"
 )
 
 // notifier stands in for S3 event notifications, which the local S3
@@ -108,7 +108,7 @@ func (n *notifier) created(ctx context.Context, name string, ref blob.Ref) {
 		n.log.Warn("local S3 notification: read the created object", "key", ref.Key, "err", err)
 		return
 	}
-	ev := lambdaio.ObjectCreatedEvent(name, "us-east-1", n.buckets.Name(ref.Bucket), ref.Key, info.Size, info.ETag, time.Now())
+	ev := s3event.ObjectCreated(name, "us-east-1", n.buckets.Name(ref.Bucket), ref.Key, info.Size, info.ETag, time.Now())
 	raw, err := json.Marshal(ev)
 	if err != nil {
 		n.log.Error("local S3 notification: encode the event", "err", err)

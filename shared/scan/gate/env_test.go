@@ -18,7 +18,7 @@ import (
 	"github.com/custodymcp/custody/shared/blob"
 	"github.com/custodymcp/custody/shared/blob/blobtest"
 	"github.com/custodymcp/custody/shared/blob/s3local"
-	"github.com/custodymcp/custody/shared/lambdaio"
+	"github.com/custodymcp/custody/shared/lambdaio/s3event"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/records/seed"
 	"github.com/custodymcp/custody/shared/scan"
@@ -174,7 +174,7 @@ func (e *env) exists(t *testing.T, ref blob.Ref) bool {
 // URLDecodedKey).
 func s3Event(t *testing.T, bucket, key string) events.S3Event {
 	t.Helper()
-	raw, err := json.Marshal(lambdaio.ObjectCreatedEvent("Copy", "us-east-1", bucket, key, 1, "etag", epoch))
+	raw, err := json.Marshal(s3event.ObjectCreated("Copy", "us-east-1", bucket, key, 1, "etag", epoch))
 	if err != nil {
 		t.Fatal(err)
 	}

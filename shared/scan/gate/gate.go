@@ -77,7 +77,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/custodymcp/custody/shared/blob"
-	"github.com/custodymcp/custody/shared/lambdaio"
+	"github.com/custodymcp/custody/shared/lambdaio/s3event"
 	"github.com/custodymcp/custody/shared/scan"
 	"github.com/custodymcp/custody/shared/scan/clamd"
 	"github.com/custodymcp/custody/shared/scan/guardduty"
@@ -269,7 +269,7 @@ func (g *Gate) Handle(ctx context.Context, raw json.RawMessage) error {
 // (see the package doc). The error joins the failures worth a retry; the
 // objects already judged are not judged again by the retry.
 func (g *Gate) HandleS3(ctx context.Context, ev events.S3Event) ([]Outcome, error) {
-	created, other := lambdaio.ObjectsCreated(ev)
+	created, other := s3event.Created(ev)
 	var out []Outcome
 	for _, name := range other {
 		out = append(out, ignored("", "an S3 "+name+" record, not an object creation"))
@@ -285,7 +285,7 @@ func (g *Gate) HandleS3(ctx context.Context, ev events.S3Event) ([]Outcome, erro
 	return out, errors.Join(errs...)
 }
 
-func (g *Gate) onObjectCreated(ctx context.Context, obj lambdaio.S3Object) (Outcome, error) {
+func (g *Gate) onObjectCreated(ctx context.Context, obj s3event.Object) (Outcome, error) {
 	id, why := g.verifiedID(obj.Bucket, obj.Key)
 	if why != "" {
 		g.log.DebugContext(ctx, "scan gate: object ignored", "why", why, "key", printable(obj.Key))

@@ -13,7 +13,7 @@ import (
 	"github.com/custodymcp/custody/shared/blob"
 	"github.com/custodymcp/custody/shared/blob/blobtest"
 	"github.com/custodymcp/custody/shared/blob/s3local"
-	"github.com/custodymcp/custody/shared/lambdaio"
+	"github.com/custodymcp/custody/shared/lambdaio/s3event"
 	"github.com/custodymcp/custody/shared/records/seed"
 	"github.com/custodymcp/custody/shared/scan"
 	"github.com/custodymcp/custody/shared/scan/gate"
@@ -371,7 +371,7 @@ func TestOnlyEventsDecodedFromJSONNameObjects(t *testing.T) {
 	sc := scantest.NewFaulty(signature.New(), signature.Name)
 	e := newEnv(t, envOptions{scanner: sc})
 	u := e.deposit(t, "memo.txt", memo)
-	built := lambdaio.ObjectCreatedEvent("Copy", "us-east-1", s3local.Buckets.Staging, blob.Verified(u.Object).Key, 1, "etag", epoch)
+	built := s3event.ObjectCreated("Copy", "us-east-1", s3local.Buckets.Staging, blob.Verified(u.Object).Key, 1, "etag", epoch)
 	out, err := e.gate.HandleS3(context.Background(), built)
 	if err != nil || len(out) != 1 || out[0].Action != gate.Ignored {
 		t.Errorf("HandleS3(an event built in Go) = %+v, %v; want ignored", out, err)
