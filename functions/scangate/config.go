@@ -1,13 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"log/slog"
-	"net/url"
 	"strings"
 
+	"github.com/custodymcp/custody/shared/config"
 	"github.com/custodymcp/custody/shared/scan/clamd"
-	"github.com/custodymcp/custody/shared/store/dynamostore"
 )
 
 // The environment of the function. template.yaml sets every one of them
@@ -54,76 +52,24 @@ type Config struct {
 	DynamoDBEndpoint, S3Endpoint string
 }
 
-// VarError is one environment variable that is missing or invalid.
-type VarError struct {
-	Name    string
-	Problem string
-}
-
-func (e *VarError) Error() string { return e.Name + " " + e.Problem }
-
-// ConfigError lists every variable that is missing or invalid, in the order
-// they were checked.
-type ConfigError struct{ Vars []*VarError }
-
-func (e *ConfigError) Error() string {
-	parts := make([]string, len(e.Vars))
-	for i, v := range e.Vars {
-		parts[i] = v.Error()
-	}
-	return "invalid configuration: " + strings.Join(parts, "; ")
-}
-
-// Names returns the names of the offending variables.
-func (e *ConfigError) Names() []string {
-	names := make([]string, len(e.Vars))
-	for i, v := range e.Vars {
-		names[i] = v.Name
-	}
-	return names
-}
-
 // LoadConfig reads the configuration through getenv (os.Getenv in main, a
-// map in tests). A non-nil error is a *ConfigError naming each offending
-// variable.
+// map in tests). Every problem is collected; a non-nil error is a
+// *config.Error naming each offending variable.
 func LoadConfig(getenv func(string) string) (Config, error) {
 	var c Config
-	var errs []*VarError
-	bad := func(name, format string, args ...any) {
-		errs = append(errs, &VarError{Name: name, Problem: fmt.Sprintf(format, args...)})
-	}
-	switch c.TableName = getenv("DYNAMODB_TABLE"); {
-	case c.TableName == "":
-		bad("DYNAMODB_TABLE", "is required")
-	case !dynamostore.ValidTableName(c.TableName):
-		bad("DYNAMODB_TABLE", "is not a DynamoDB table name (3-255 of a-z A-Z 0-9 _ . -)")
-	}
-	c.DynamoDBEndpoint = getenv("DYNAMODB_ENDPOINT")
-	if c.DynamoDBEndpoint != "" && !httpURL(c.DynamoDBEndpoint) {
-		bad("DYNAMODB_ENDPOINT", "is not an http(s) URL")
-	}
+	var p config.Problems
+	c.TableName = p.Table("DYNAMODB_TABLE", getenv("DYNAMODB_TABLE"))
+	c.DynamoDBEndpoint = p.Endpoint("DYNAMODB_ENDPOINT", getenv("DYNAMODB_ENDPOINT"))
 	emulated := c.DynamoDBEndpoint != ""
-
-	c.StagingBucket, c.RecordBucket = getenv("STAGING_BUCKET"), getenv("RECORD_BUCKET")
-	for _, v := range [][2]string{{"STAGING_BUCKET", c.StagingBucket}, {"RECORD_BUCKET", c.RecordBucket}} {
-		switch {
-		case v[1] == "":
-			bad(v[0], "is required")
-		case !validBucketName(v[1]):
-			bad(v[0], "is not an S3 bucket name (3-63 of a-z 0-9 . -)")
-		}
-	}
-	if c.StagingBucket != "" && c.StagingBucket == c.RecordBucket {
-		bad("RECORD_BUCKET", "must differ from STAGING_BUCKET")
-	}
+	c.StagingBucket, c.RecordBucket = p.Buckets("STAGING_BUCKET", getenv("STAGING_BUCKET"), "RECORD_BUCKET", getenv("RECORD_BUCKET"), true)
 
 	switch e := getenv("SCANNER_ENGINE"); {
 	case e == EngineGuardDuty, e == EngineOff:
 		c.Engine = e
 	case e == "":
-		bad("SCANNER_ENGINE", "is required: guardduty or off")
+		p.Bad("SCANNER_ENGINE", "is required: guardduty or off")
 	case !emulated && (e == EngineSignature || strings.HasPrefix(e, enginePrefix)):
-		bad("SCANNER_ENGINE", "%s is refused unless DYNAMODB_ENDPOINT is set (emulator runs only): on AWS it is guardduty or off", e)
+		p.Bad("SCANNER_ENGINE", "%s is refused unless DYNAMODB_ENDPOINT is set (emulator runs only): on AWS it is guardduty or off", e)
 	case e == EngineSignature:
 		c.Engine = e
 	case strings.HasPrefix(e, enginePrefix):
@@ -132,63 +78,26 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		if size, ok := strings.CutPrefix(opt, "max="); ok {
 			max, err := clamd.ParseSize(size)
 			if err != nil {
-				bad("SCANNER_ENGINE", "has a max that is not a size such as 100M")
+				p.Bad("SCANNER_ENGINE", "has a max that is not a size such as 100M")
 			}
 			c.Clamd.Max = max
 		} else if opt != "" {
-			bad("SCANNER_ENGINE", "allows only max=SIZE after clamd's address")
+			p.Bad("SCANNER_ENGINE", "allows only max=SIZE after clamd's address")
 		}
 		if _, err := clamd.New(c.Clamd); err != nil {
-			bad("SCANNER_ENGINE", "names no clamd address HOST:PORT")
+			p.Bad("SCANNER_ENGINE", "names no clamd address HOST:PORT")
 		}
 	default:
-		bad("SCANNER_ENGINE", "must be guardduty or off")
+		p.Bad("SCANNER_ENGINE", "must be guardduty or off")
 	}
 
-	c.S3Endpoint = getenv("S3_ENDPOINT")
-	if c.S3Endpoint != "" {
-		if !emulated {
-			bad("S3_ENDPOINT", "is refused unless DYNAMODB_ENDPOINT is set (emulator runs only)")
-		} else if !httpURL(c.S3Endpoint) {
-			bad("S3_ENDPOINT", "is not an http(s) URL")
-		}
+	c.S3Endpoint = p.Endpoint("S3_ENDPOINT", getenv("S3_ENDPOINT"))
+	if c.S3Endpoint != "" && !emulated {
+		p.Bad("S3_ENDPOINT", "is refused unless DYNAMODB_ENDPOINT is set (emulator runs only)")
 	}
-
-	switch s := strings.ToUpper(getenv("LOG_LEVEL")); s {
-	case "", "INFO":
-		c.LogLevel = slog.LevelInfo
-	case "DEBUG":
-		c.LogLevel = slog.LevelDebug
-	case "WARN":
-		c.LogLevel = slog.LevelWarn
-	case "ERROR":
-		c.LogLevel = slog.LevelError
-	default:
-		bad("LOG_LEVEL", "must be DEBUG, INFO, WARN or ERROR")
-	}
-	if len(errs) > 0 {
-		return Config{}, &ConfigError{Vars: errs}
+	c.LogLevel = p.LogLevel("LOG_LEVEL", getenv("LOG_LEVEL"))
+	if err := p.Err(); err != nil {
+		return Config{}, err
 	}
 	return c, nil
-}
-
-func httpURL(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
-}
-
-// validBucketName holds s to S3's general-purpose bucket naming rule (S3
-// User Guide, "Bucket naming rules").
-func validBucketName(s string) bool {
-	if len(s) < 3 || len(s) > 63 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		alnum := (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
-		if !alnum && (i == 0 || i == len(s)-1 || (c != '.' && c != '-')) {
-			return false
-		}
-	}
-	return true
 }

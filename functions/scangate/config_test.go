@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/custodymcp/custody/shared/config"
 	"github.com/custodymcp/custody/shared/scan/clamd"
 )
 
@@ -85,9 +86,9 @@ func TestLoadConfigNamesEveryBadVariable(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := load(tc.env)
-			var ce *ConfigError
+			var ce *config.Error
 			if !errors.As(err, &ce) {
-				t.Fatalf("LoadConfig = %v, want a *ConfigError", err)
+				t.Fatalf("LoadConfig = %v, want a *config.Error", err)
 			}
 			if diff := cmp.Diff(tc.want, ce.Names()); diff != "" {
 				t.Errorf("variables named (-want +got):\n%s", diff)

@@ -25,7 +25,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"os"
 	"time"
@@ -37,6 +36,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/custodymcp/custody/shared/blob"
+	"github.com/custodymcp/custody/shared/config"
 	"github.com/custodymcp/custody/shared/lambdaio"
 	"github.com/custodymcp/custody/shared/scan"
 	"github.com/custodymcp/custody/shared/scan/clamd"
@@ -53,18 +53,18 @@ const coldStartTimeout = 10 * time.Second
 func main() {
 	cfg, err := LoadConfig(os.Getenv)
 	if err != nil {
-		fail("invalid configuration", err)
+		config.Exit("invalid configuration", err)
 	}
 	logger := slog.New(lambdaio.NewLogHandler(os.Stdout, cfg.LogLevel))
 	ctx, cancel := context.WithTimeout(context.Background(), coldStartTimeout)
 	defer cancel()
 	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
 	if err != nil {
-		fail("load the AWS configuration", err)
+		config.Exit("load the AWS configuration", err)
 	}
 	g, err := newGate(awsCfg, cfg, logger)
 	if err != nil {
-		fail("compose the scan gate", err)
+		config.Exit("compose the scan gate", err)
 	}
 	logger.Info("cold start", "table", cfg.TableName, "engine", cfg.Engine, "posture", string(g.Posture(ctx)),
 		"emulated", cfg.DynamoDBEndpoint != "")
@@ -114,16 +114,4 @@ func scanner(cfg Config) (scan.Scanner, error) {
 		return clamd.New(cfg.Clamd)
 	}
 	return nil, nil
-}
-
-// fail logs one JSON line naming what is wrong (the variables, for a
-// configuration error) and exits 1.
-func fail(what string, err error) {
-	attrs := []any{"err", err.Error()}
-	var ce *ConfigError
-	if errors.As(err, &ce) {
-		attrs = append(attrs, "variables", ce.Names())
-	}
-	slog.New(lambdaio.NewLogHandler(os.Stderr, slog.LevelError)).Error("cold start failed: "+what, attrs...)
-	os.Exit(1)
 }
