@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 GO    ?= go
 
-.PHONY: run test test-go vet fuzz conformance bench clean tools-rie build-McpFunction build-WorkerFunction build-SweeperFunction
+.PHONY: run test test-go vet fuzz conformance bench clean tools-rie tools-clamav build-McpFunction build-WorkerFunction build-SweeperFunction build-ScanGateFunction
 
 # make run ARGS="-addr 127.0.0.1:18080 -data /tmp/custody-2" passes flags on.
 # The server is built first and run as itself (not under go run), so Ctrl-C
@@ -15,7 +15,7 @@ run:
 	$(GO) build $(if $(filter dynamodb,$(STORE_ENGINE)),-tags dynamodb) -o bin/custody-dev ./scripts/dev
 	exec ./bin/custody-dev $(ARGS)
 
-test: tools-rie vet test-go fuzz conformance
+test: tools-rie tools-clamav vet test-go fuzz conformance
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -83,6 +83,14 @@ tools-rie:
 	    GOBIN=$(TOOLS_BIN) GOPROXY=file://$$($(GO) env GOMODCACHE)/cache/download $(GO) install $(RIE_MODULE); } && \
 	  touch $(RIE_STAMP); fi
 
+# Debian's clamav-daemon 1.4.x for the clamd engine's and the scan gate's
+# tests (shared/scan/clamdtest starts its own clamd; nothing of the
+# package's services or signatures is used). Installed as root (CI); a
+# non-root run without it prints why, and those tests skip locally (they
+# fail when CI=true).
+tools-clamav:
+	@bash scripts/ci/install-clamav.sh || { test "$$CI" != true && echo "tools-clamav: clamd is not installed; its tests will skip (run scripts/ci/install-clamav.sh as root)"; }
+
 # Lambda builds, called by `sam build` (template.yaml: Metadata BuildMethod
 # makefile) with ARTIFACTS_DIR set; by hand they write to bin/<Function>
 # (expanded in each recipe: build-WorkerFunction writes bin/WorkerFunction).
@@ -100,6 +108,10 @@ build-WorkerFunction:
 
 build-SweeperFunction:
 	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' -o $(ARTIFACTS_DIR)/bootstrap ./functions/sweeper
+
+# The scan gate (GuardDuty's scan results; intake's PDF engine, issue 18).
+build-ScanGateFunction:
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w' -o $(ARTIFACTS_DIR)/bootstrap ./functions/scangate
 
 bench:
 	./scripts/bench/run.sh

@@ -61,9 +61,8 @@ import (
 //	                        sets it from the same parameter as LoggingConfig.ApplicationLogLevel.
 //
 // The upload lane (shared/uploads, docs/contracts.md §5; all optional: empty, the lane's tools
-// and /downloads do not exist). The template leaves them empty until the scan-gate issue (17)
-// adds the buckets, the UploadSigner role and the scanner; until then a configured lane has no
-// scanner, so its two spending tools refuse SCANNER_UNAVAILABLE and spend nothing.
+// and /downloads do not exist). The template sets them from its buckets, the UploadSigner role
+// and its ScannerEngine parameter.
 //
 //	STAGING_BUCKET          the staging bucket (incoming/, verified/, quarantine/). With
 //	                        RECORD_BUCKET, or neither.
@@ -72,6 +71,11 @@ import (
 //	                        1 h STS sessions, renewed under 35 min left), allowed only s3:PutObject on
 //	                        incoming/*. Required with the buckets on AWS; in emulator runs, empty signs
 //	                        with the function's own credentials.
+//	SCANNER_ENGINE          the scanner whose posture the lane reports and obeys: guardduty (GuardDuty
+//	                        Malware Protection for S3 on the staging bucket, whose verdicts the
+//	                        scangate function takes: ARMED, 1 GiB) or off (the two spending tools
+//	                        refuse SCANNER_UNAVAILABLE and spend nothing); empty is off. In emulator
+//	                        runs also signature. Refused without the buckets unless off or empty.
 //	S3_ENDPOINT             emulator runs only: the local S3 server's base URL (path-style). Refused
 //	                        unless DYNAMODB_ENDPOINT is set.
 //
@@ -170,6 +174,8 @@ type Config struct {
 	UploadSignerRoleARN string
 	// S3Endpoint is the local S3 server of an emulator run ("" on AWS).
 	S3Endpoint string
+	// ScannerEngine is "guardduty", "signature" (emulator runs) or "" (off).
+	ScannerEngine string
 	// TaskQueueURL is the task queue ("": no tasks); SQSEndpoint the SQS
 	// emulator of an emulator run ("" on AWS).
 	TaskQueueURL, SQSEndpoint string
@@ -357,6 +363,21 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		}
 	case c.UploadSignerRoleARN != "" || c.S3Endpoint != "":
 		bad("STAGING_BUCKET", "is required when UPLOAD_SIGNER_ROLE_ARN or S3_ENDPOINT is set")
+	}
+	switch e := getenv("SCANNER_ENGINE"); e {
+	case "", "off":
+	case "guardduty":
+		c.ScannerEngine = e
+	case "signature":
+		if !emulated {
+			bad("SCANNER_ENGINE", "signature is refused unless DYNAMODB_ENDPOINT is set (emulator runs only): on AWS it is guardduty or off")
+		}
+		c.ScannerEngine = e
+	default:
+		bad("SCANNER_ENGINE", "must be guardduty or off")
+	}
+	if c.ScannerEngine != "" && c.StagingBucket == "" {
+		bad("SCANNER_ENGINE", "needs the upload lane's buckets (STAGING_BUCKET, RECORD_BUCKET)")
 	}
 	if c.UploadSignerRoleARN != "" && !validRoleARN(c.UploadSignerRoleARN) {
 		bad("UPLOAD_SIGNER_ROLE_ARN", "is not an IAM role ARN (arn:<partition>:iam::<account>:role/<name>)")

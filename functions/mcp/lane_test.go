@@ -27,7 +27,7 @@ import (
 
 // The function's upload lane as main wires it (config → newLane →
 // newServer), against the local S3 server: its tools are served to a
-// write key; with no scanner yet (issue 17) the spending tools refuse
+// write key; with SCANNER_ENGINE empty (off) the spending tools refuse
 // SCANNER_UNAVAILABLE with the grant unspent; a download link minted
 // through the function redirects to the record bucket.
 func TestTheFunctionServesTheLaneFromItsConfiguration(t *testing.T) {

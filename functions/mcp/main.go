@@ -47,6 +47,8 @@ import (
 	"github.com/custodymcp/custody/shared/lambdaio"
 	"github.com/custodymcp/custody/shared/queue"
 	"github.com/custodymcp/custody/shared/queue/sqsqueue"
+	"github.com/custodymcp/custody/shared/scan/guardduty"
+	"github.com/custodymcp/custody/shared/scan/signature"
 	"github.com/custodymcp/custody/shared/server"
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/store/dynamostore"
@@ -192,9 +194,10 @@ func newDynamoDB(awsCfg aws.Config, cfg Config, extra ...func(*dynamodb.Options)
 
 // newLane builds the upload lane's configuration (nil when its buckets are
 // not configured): the S3 engine over the staging and record buckets, with
-// part URLs signed by the UploadSigner role's sessions, and no scanner yet
-// (the scan gate and its engine come with issue 17), so the lane's two
-// spending tools refuse SCANNER_UNAVAILABLE while downloads work. The S3
+// part URLs signed by the UploadSigner role's sessions, and the scanner of
+// SCANNER_ENGINE — GuardDuty on the staging bucket (its verdicts reach the
+// scangate function, not this one), or none, when the lane's two spending
+// tools refuse SCANNER_UNAVAILABLE while downloads work. The S3
 // client computes and checks checksums only where an operation requires
 // them, as the local one does (blob.LocalClientOptions), so the presigned
 // requests are the ones the tests send through s3local.
@@ -213,11 +216,21 @@ func newLane(awsCfg aws.Config, cfg Config) (*server.LaneConfig, error) {
 	if cfg.UploadSignerRoleARN != "" {
 		opts.UploadPartCredentials = blob.UploadSignerCredentials(sts.NewFromConfig(awsCfg), cfg.UploadSignerRoleARN, time.Now)
 	}
-	eng, err := blob.New(client, blob.Buckets{Staging: cfg.StagingBucket, Record: cfg.RecordBucket}, opts)
+	buckets := blob.Buckets{Staging: cfg.StagingBucket, Record: cfg.RecordBucket}
+	eng, err := blob.New(client, buckets, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &server.LaneConfig{Blob: eng}, nil // newServer sets its PublicBaseURL
+	lane := &server.LaneConfig{Blob: eng, Buckets: buckets} // newServer sets its PublicBaseURL
+	switch cfg.ScannerEngine {
+	case "guardduty":
+		if lane.Scanner, err = guardduty.New(cfg.StagingBucket); err != nil {
+			return nil, err
+		}
+	case "signature":
+		lane.Scanner = signature.New()
+	}
+	return lane, nil
 }
 
 // newServer composes the /mcp endpoint exactly as the function serves it:

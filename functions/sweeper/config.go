@@ -23,6 +23,14 @@ import (
 //	                            by the sweeper), 1 to 36500 days; default 2555.
 //	LOG_LEVEL                   optional. DEBUG, INFO, WARN or ERROR; default INFO: one "sweep"
 //	                            line per invocation and one "sweep action" line per kind of action.
+//	STAGING_BUCKET              optional, with RECORD_BUCKET: the upload lane's buckets; set, the
+//	RECORD_BUCKET               sweep runs the lane's duties too (the copy to verified/, the open
+//	                            uploads' lapse, the no-verdict timeout; shared/uploads,
+//	                            shared/scan/gate).
+//	SCANNER_ENGINE              guardduty or off (empty: off): the engine the no-verdict duty names
+//	                            (its verdict comes from the object's GuardDuty tag, or is
+//	                            scan_failed). Refused without the buckets unless off or empty.
+//	S3_ENDPOINT                 emulator runs only: the local S3 server's base URL (path-style).
 //
 // The sweeper seals nothing (it serves no list and no request state), so it
 // reads no cursor key: the composition gets a random one, and the secret
@@ -37,6 +45,12 @@ type Config struct {
 	SQSEndpoint      string
 	AuditRetention   time.Duration
 	LogLevel         slog.Level
+	// StagingBucket and RecordBucket name the upload lane's buckets ("":
+	// no lane); ScannerEngine is "guardduty" or "" (off); S3Endpoint is
+	// "" on AWS.
+	StagingBucket, RecordBucket string
+	ScannerEngine               string
+	S3Endpoint                  string
 }
 
 // LoadConfig reads the configuration through getenv. Every problem is
@@ -59,6 +73,24 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	c.AuditRetention = p.RetentionDays("AUDIT_RETENTION_DAYS", getenv("AUDIT_RETENTION_DAYS"))
 	c.LogLevel = p.LogLevel("LOG_LEVEL", getenv("LOG_LEVEL"))
+	c.StagingBucket, c.RecordBucket = p.Buckets("STAGING_BUCKET", getenv("STAGING_BUCKET"), "RECORD_BUCKET", getenv("RECORD_BUCKET"), false)
+	switch e := getenv("SCANNER_ENGINE"); e {
+	case "", "off":
+	case "guardduty":
+		c.ScannerEngine = e
+		if c.StagingBucket == "" {
+			p.Bad("SCANNER_ENGINE", "needs the upload lane's buckets (STAGING_BUCKET, RECORD_BUCKET)")
+		}
+	default:
+		p.Bad("SCANNER_ENGINE", "must be guardduty or off")
+	}
+	c.S3Endpoint = p.Endpoint("S3_ENDPOINT", getenv("S3_ENDPOINT"))
+	switch {
+	case c.S3Endpoint != "" && !emulated:
+		p.Bad("S3_ENDPOINT", "is refused unless DYNAMODB_ENDPOINT is set (emulator runs only)")
+	case c.S3Endpoint != "" && c.StagingBucket == "":
+		p.Bad("S3_ENDPOINT", "needs the upload lane's buckets (STAGING_BUCKET, RECORD_BUCKET)")
+	}
 	if err := p.Err(); err != nil {
 		return Config{}, err
 	}

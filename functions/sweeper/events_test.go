@@ -110,7 +110,7 @@ func newSweepEnv(t *testing.T) *sweepEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := newSweeper(cfg, env.Store, q, dlq, slog.New(lambdaio.NewLogHandler(logs, slog.LevelInfo)))
+	s, err := newSweeper(cfg, env.Store, q, dlq, nil, slog.New(lambdaio.NewLogHandler(logs, slog.LevelInfo)))
 	if err != nil {
 		t.Fatal(err)
 	}

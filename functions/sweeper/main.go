@@ -2,9 +2,10 @@
 // schedule (template.yaml: rate(1 minute)) invokes it with a scheduled
 // event, and it runs every recovery duty of the composition once
 // (server.Server.Duties through sweep.Run): the tasks' lapsed leases,
-// unclaimed and expired tasks, the task queue's dead letters, and proposals
-// past their expiry (with the upload lane's copy once its buckets come to
-// the template). Every action is a conditional write decided from the row
+// unclaimed and expired tasks, the task queue's dead letters, proposals and
+// grants past their expiry, and, with the lane's buckets configured, the
+// upload lane's: the copy to verified/ (and a rescan's return trip), the
+// open uploads' lapse and the no-verdict timeout. Every action is a conditional write decided from the row
 // re-read, so overlapping sweeps — a slow one still running when the next
 // minute's starts, or the dev server's ticker on the same table — act at
 // most once on any row.
@@ -34,14 +35,18 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/custodymcp/custody/shared/blob"
 	"github.com/custodymcp/custody/shared/config"
 	"github.com/custodymcp/custody/shared/lambdaio"
 	"github.com/custodymcp/custody/shared/queue"
 	"github.com/custodymcp/custody/shared/queue/sqsqueue"
+	"github.com/custodymcp/custody/shared/scan/guardduty"
 	"github.com/custodymcp/custody/shared/server"
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/store/dynamostore"
@@ -77,11 +82,15 @@ func main() {
 	if err != nil {
 		config.Exit("build the dead-letter queue", err)
 	}
-	s, err := newSweeper(cfg, dynamostore.New(db, cfg.TableName, dynamostore.Options{}), taskQueue, deadLetter, logger)
+	lane, err := newLane(awsCfg, cfg)
+	if err != nil {
+		config.Exit("build the upload lane's S3 engine", err)
+	}
+	s, err := newSweeper(cfg, dynamostore.New(db, cfg.TableName, dynamostore.Options{}), taskQueue, deadLetter, lane, logger)
 	if err != nil {
 		config.Exit("compose the sweeper", err)
 	}
-	logger.Info("cold start", "table", cfg.TableName, "emulated", cfg.DynamoDBEndpoint != "")
+	logger.Info("cold start", "table", cfg.TableName, "emulated", cfg.DynamoDBEndpoint != "", "uploadLane", lane != nil)
 	lambda.Start(s.Handle)
 }
 
@@ -92,11 +101,40 @@ type sweeper struct {
 	log    *slog.Logger
 }
 
+// newLane builds the upload lane's configuration (nil without its buckets):
+// the S3 engine over the staging and record buckets (checksums only where an
+// operation requires them, as /mcp's and the scan gate's), and GuardDuty as
+// the scanner when it is the engine.
+func newLane(awsCfg aws.Config, cfg Config) (*server.LaneConfig, error) {
+	if cfg.StagingBucket == "" {
+		return nil, nil
+	}
+	client := s3.NewFromConfig(awsCfg, func(o *s3.Options) {
+		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
+		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
+		if cfg.S3Endpoint != "" {
+			blob.LocalClientOptions(cfg.S3Endpoint)(o)
+		}
+	})
+	buckets := blob.Buckets{Staging: cfg.StagingBucket, Record: cfg.RecordBucket}
+	eng, err := blob.New(client, buckets, blob.Options{})
+	if err != nil {
+		return nil, err
+	}
+	lane := &server.LaneConfig{Blob: eng, Buckets: buckets}
+	if cfg.ScannerEngine == "guardduty" {
+		if lane.Scanner, err = guardduty.New(cfg.StagingBucket); err != nil {
+			return nil, err
+		}
+	}
+	return lane, nil
+}
+
 // newSweeper composes the sweeper exactly as the function runs it: the
-// composition of /mcp (server.New) with the task queue to re-enqueue on and
-// the dead-letter queue to read, whose Duties it runs. Tests build theirs
-// through it too.
-func newSweeper(cfg Config, st store.Store, tasks queue.Sender, deadLetter queue.Consumer, logger *slog.Logger) (*sweeper, error) {
+// composition of /mcp (server.New) with the task queue to re-enqueue on,
+// the dead-letter queue to read and the upload lane (nil: none), whose
+// Duties it runs. Tests build theirs through it too.
+func newSweeper(cfg Config, st store.Store, tasks queue.Sender, deadLetter queue.Consumer, lane *server.LaneConfig, logger *slog.Logger) (*sweeper, error) {
 	key := make([]byte, config.MinKeyBytes) // seals nothing: see config.go
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
@@ -108,6 +146,7 @@ func newSweeper(cfg Config, st store.Store, tasks queue.Sender, deadLetter queue
 		Logger:         logger,
 		TaskQueue:      tasks,
 		TaskDeadLetter: deadLetter,
+		Lane:           lane,
 	})
 	if err != nil {
 		return nil, err

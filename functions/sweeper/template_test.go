@@ -44,7 +44,8 @@ func TestTemplateSetsEveryVariableTheSweepersConfigReads(t *testing.T) {
 // The sweeper runs every minute on an EventBridge schedule, is not
 // retried (the next minute sweeps again), and may do only what its duties
 // do: read and conditionally write the table, send to the task queue, read
-// and delete on the dead-letter queue; no secret, no batch read.
+// and delete on the dead-letter queue, and the upload lane's objects under
+// incoming/, verified/ and quarantine/; no secret, no batch read.
 func TestTemplateSweeperRunsEveryMinuteWithItsOwnPermissions(t *testing.T) {
 	tpl := loadTemplate(t)
 	p := tpl.Props("SweeperFunction")
@@ -81,6 +82,12 @@ func TestTemplateSweeperRunsEveryMinuteWithItsOwnPermissions(t *testing.T) {
 		fmt.Sprint(cfn.Sub("${Table.Arn}/index/GSI1")):       {"dynamodb:Query"},
 		fmt.Sprint(cfn.GetAtt("TaskQueue", "Arn")):           {"sqs:SendMessage"},
 		fmt.Sprint(cfn.GetAtt("TaskDeadLetterQueue", "Arn")): {"sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ReceiveMessage"},
+		// The upload lane's duties (issue 17).
+		fmt.Sprint(cfn.Sub("${StagingBucket.Arn}/incoming/*")): {"s3:AbortMultipartUpload", "s3:DeleteObject", "s3:GetObject",
+			"s3:GetObjectTagging", "s3:PutObject", "s3:PutObjectTagging"},
+		fmt.Sprint(cfn.Sub("${StagingBucket.Arn}/verified/*")): {"s3:DeleteObject", "s3:GetObject", "s3:GetObjectTagging",
+			"s3:PutObject", "s3:PutObjectTagging"},
+		fmt.Sprint(cfn.Sub("${StagingBucket.Arn}/quarantine/*")): {"s3:GetObject", "s3:GetObjectTagging", "s3:PutObject", "s3:PutObjectTagging"},
 	}
 	if diff := cmp.Diff(want, granted); diff != "" {
 		t.Errorf("the sweeper's permissions by resource (-want +got):\n%s", diff)

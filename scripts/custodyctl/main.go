@@ -18,6 +18,8 @@
 //	custodyctl grant mint --key CRED_ID --case CASE_ID --by ADMIN [--ttl 24h] [--max-open 3] [--tenant demo]
 //	custodyctl grant list   [--tenant demo]
 //	custodyctl grant revoke [--tenant demo] GRANT_ID
+//	custodyctl uploads list --state infected|scan_failed [--tenant demo]
+//	custodyctl uploads rescan UPLOAD_ID --by ADMIN [--tenant demo]
 //	custodyctl autonomy set  --name TOOL_OR_ACTION|'*' --level L0…L4|clear [--tenant demo]
 //	custodyctl autonomy list [--tenant demo]
 //	custodyctl outbox list [--tenant demo] [--all]
@@ -100,6 +102,10 @@ commands:
                                    a single-use upload grant; the token is printed once
   grant list [--tenant demo]
   grant revoke [--tenant demo] GRANT_ID
+  uploads list --state infected|scan_failed [--tenant demo]
+                                   the uploads the scan gate held: quarantined, or kept unserved
+  uploads rescan UPLOAD_ID --by ADMIN [--tenant demo]
+                                   send a scan_failed upload back to be scanned again
   autonomy set --name TOOL_OR_ACTION --level L0|L1|L2|L3|L4|clear [--tenant demo]
                                    '*' names the tenant default; an absent setting is L2
   autonomy list [--tenant demo]
@@ -360,6 +366,43 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 			fmt.Fprintf(stdout, "revoked %s\n", fl.Arg(0))
 			return nil
 		}
+	case "uploads list":
+		fl.Usage = subUsage(fl, "uploads list --state infected|scan_failed [--tenant ID]")
+		state := fl.String("state", "", "infected or scan_failed (required)")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		if s := uploads.State(*state); !s.Held() || fl.NArg() != 0 {
+			return errors.New("uploads list: --state infected or --state scan_failed is required")
+		}
+		act = func(op operator) error { return listHeld(ctx, op, *tenant, uploads.State(*state), stdout) }
+	case "uploads rescan":
+		fl.Usage = subUsage(fl, "uploads rescan UPLOAD_ID --by ADMIN [--tenant ID]")
+		by := fl.String("by", "", "the firm administrator asking for the rescan (required)")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		// The upload id may come before the flags, as the usage shows it.
+		pos := fl.Args()
+		if len(pos) > 1 {
+			id := pos[0]
+			if err := parse(fl, pos[1:], stdout, stderr); err != nil {
+				return err
+			}
+			pos = append([]string{id}, fl.Args()...)
+		}
+		if *by == "" || len(pos) != 1 {
+			return errors.New("uploads rescan: name one upload id (custodyctl uploads list --state scan_failed) and --by")
+		}
+		uploadID := pos[0]
+		act = func(op operator) error {
+			res, err := op.Rescan(ctx, uploadID, admin.RescanRequest{Tenant: *tenant, By: *by})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "%s is %s again: the sweeper puts its object back in verified/ and the scanner judges it anew\n", res.UploadID, res.State)
+			return nil
+		}
 	case "autonomy set":
 		fl.Usage = subUsage(fl, "autonomy set --name TOOL_OR_ACTION --level L0|L1|L2|L3|L4|clear [--tenant ID]")
 		name := fl.String("name", "", "a write tool, an action, or '*' for the tenant default (required)")
@@ -583,6 +626,27 @@ func listGrants(ctx context.Context, op operator, tenant string, stdout io.Write
 	return tw.Flush()
 }
 
+func listHeld(ctx context.Context, op operator, tenant string, state uploads.State, stdout io.Writer) error {
+	held, err := op.ListHeld(ctx, tenant, state)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "UPLOAD\tCASE\tFILENAME\tSTATE\tENGINE\tTHREATS OR REASON\tSCANNED\tBYTES")
+	for _, h := range held {
+		why := h.Reason
+		if h.State == uploads.StateInfected {
+			why = strings.Join(h.Threats, ", ")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%q\t%s\t%s\t%s\t%s\t%d\n", h.UploadID, h.Matter, h.Filename, h.State, h.Engine, why,
+			h.ScannedAt.UTC().Format(time.RFC3339), h.Size)
+	}
+	if len(held) == 0 {
+		fmt.Fprintf(tw, "(no %s uploads in %s)\n", state, tenant)
+	}
+	return tw.Flush()
+}
+
 func listAutonomy(ctx context.Context, op operator, tenant string, stdout io.Writer) error {
 	settings, err := op.ListAutonomy(ctx, tenant)
 	if err != nil {
@@ -660,6 +724,8 @@ type operator interface {
 	MintGrant(ctx context.Context, req admin.GrantRequest) (admin.MintedGrant, error)
 	ListGrants(ctx context.Context, tenant string) ([]uploads.GrantInfo, error)
 	RevokeGrant(ctx context.Context, tenant, id string) error
+	ListHeld(ctx context.Context, tenant string, state uploads.State) ([]uploads.HeldUpload, error)
+	Rescan(ctx context.Context, uploadID string, req admin.RescanRequest) (admin.RescanResult, error)
 	SetAutonomy(ctx context.Context, req admin.AutonomyRequest) error
 	ListAutonomy(ctx context.Context, tenant string) ([]autonomy.Setting, error)
 	ListOutbox(ctx context.Context, tenant string, all bool) ([]outbox.Message, error)
@@ -799,6 +865,18 @@ func revokeErr(err error) error {
 	return err
 }
 
+func (d *direct) ListHeld(ctx context.Context, tenant string, state uploads.State) ([]uploads.HeldUpload, error) {
+	return uploads.ListHeld(ctx, d.st, tenant, state)
+}
+
+func (d *direct) Rescan(ctx context.Context, uploadID string, req admin.RescanRequest) (admin.RescanResult, error) {
+	res, err := admin.Rescan(ctx, d.st, uploadID, req, d.now())
+	if errors.Is(err, uploads.ErrUnknownUpload) {
+		return res, errors.New("no such upload in that tenant (custodyctl uploads list --state scan_failed)")
+	}
+	return res, err
+}
+
 func (d *direct) SetAutonomy(ctx context.Context, req admin.AutonomyRequest) error {
 	return admin.SetAutonomy(ctx, d.st, req, d.now())
 }
@@ -924,6 +1002,16 @@ func (r *remote) ListGrants(ctx context.Context, tenant string) ([]uploads.Grant
 
 func (r *remote) RevokeGrant(ctx context.Context, tenant, id string) error {
 	return r.call(ctx, http.MethodPost, "/admin/grants/"+url.PathEscape(id)+"/revoke?tenant="+url.QueryEscape(tenant), nil, nil)
+}
+
+func (r *remote) ListHeld(ctx context.Context, tenant string, state uploads.State) ([]uploads.HeldUpload, error) {
+	var held []uploads.HeldUpload
+	return held, r.call(ctx, http.MethodGet, "/admin/uploads?tenant="+url.QueryEscape(tenant)+"&state="+url.QueryEscape(string(state)), nil, &held)
+}
+
+func (r *remote) Rescan(ctx context.Context, uploadID string, req admin.RescanRequest) (admin.RescanResult, error) {
+	var res admin.RescanResult
+	return res, r.call(ctx, http.MethodPost, "/admin/uploads/"+url.PathEscape(uploadID)+"/rescan", req, &res)
 }
 
 func (r *remote) SetAutonomy(ctx context.Context, req admin.AutonomyRequest) error {

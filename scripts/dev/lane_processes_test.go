@@ -45,7 +45,7 @@ func newLaneFile(n int, seedByte byte, grant string) laneFile {
 }
 
 // structured returns a tools/call answer's structuredContent.
-func structured(t *testing.T, msg map[string]any) map[string]any {
+func structured(t testing.TB, msg map[string]any) map[string]any {
 	t.Helper()
 	res, _ := msg["result"].(map[string]any)
 	sc, ok := res["structuredContent"].(map[string]any)
@@ -57,7 +57,7 @@ func structured(t *testing.T, msg map[string]any) map[string]any {
 
 // beginAndPut begins an upload of f through url and PUTs its one part
 // with the returned URL and headers.
-func beginAndPut(t *testing.T, url, key, sid string, f laneFile) string {
+func beginAndPut(t testing.TB, url, key, sid string, f laneFile) string {
 	t.Helper()
 	_, _, msg := mcpPost(t, url, key, sid, toolCall(uploads.ToolBegin, f.args))
 	sc := structured(t, msg)
@@ -78,7 +78,7 @@ func beginAndPut(t *testing.T, url, key, sid string, f laneFile) string {
 
 // laneKey mints, with custodyctl, a write key allowed a thousand writes a
 // minute, and returns it with its credential id.
-func laneKey(t *testing.T, ctl func(args ...string) (string, string)) (key, credID string) {
+func laneKey(t testing.TB, ctl func(args ...string) (string, string)) (key, credID string) {
 	t.Helper()
 	out, notes := ctl("keys", "mint", "--owner", seed.DemoAttorney, "--scopes", "read write", "--label", "upload agent", "--rate-write", "1000")
 	id := regexp.MustCompile(`minted (cred_\w+)`).FindStringSubmatch(notes)
@@ -88,7 +88,7 @@ func laneKey(t *testing.T, ctl func(args ...string) (string, string)) (key, cred
 	return strings.TrimSpace(out), id[1]
 }
 
-func ctlOf(t *testing.T, ctlBin, data string, env []string) func(args ...string) (string, string) {
+func ctlOf(t testing.TB, ctlBin, data string, env []string) func(args ...string) (string, string) {
 	return func(args ...string) (string, string) {
 		t.Helper()
 		cmd := exec.Command(ctlBin, append([]string{"--data", data}, args...)...)
@@ -102,7 +102,7 @@ func ctlOf(t *testing.T, ctlBin, data string, env []string) func(args ...string)
 	}
 }
 
-func initSession(t *testing.T, url, key string) string {
+func initSession(t testing.TB, url, key string) string {
 	t.Helper()
 	status, h, _ := mcpPost(t, url, key, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lane","version":"0"}}}`)
 	if status != http.StatusOK || h.Get("Mcp-Session-Id") == "" {
@@ -199,8 +199,8 @@ func TestSixtyFourUploadsRacingOneGrantAcrossTwoDevServersSpendItOnce(t *testing
 // says of the dev server (s3local keeps multipart uploads in progress in
 // memory): an upload begun and PUT before a restart answers VALIDATION,
 // spent false, "begin a new upload session", and is abandoned; the grant
-// still works for a new upload, and the finished object persists in the
-// data folder across the next restart.
+// still works for a new upload, which the scan gate judges, and its
+// object persists in the data folder across the next restart.
 func TestAnUploadBegunBeforeARestartAnswersBeginAgain(t *testing.T) {
 	devBin, ctlBin, _ := buildTools(t)
 	data := t.TempDir()
@@ -240,11 +240,20 @@ func TestAnUploadBegunBeforeARestartAnswersBeginAgain(t *testing.T) {
 	if sc := complete(fresh); sc["status"] != "executed" {
 		t.Fatalf("a new upload with the same grant = %v, want executed", sc)
 	}
+	// The scan gate judges it from the copy's event, asynchronously.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		_, _, msg := mcpPost(t, url, key, sid, toolCall("get_upload_status", map[string]any{"upload_id": fresh}))
+		if structured(t, msg)["state"] != "scan_pending" || time.Now().After(deadline) {
+			break
+		}
+	}
 	url = restart()
 	sid = initSession(t, url, key)
 	_, _, msg = mcpPost(t, url, key, sid, toolCall("get_upload_status", map[string]any{"upload_id": fresh}))
-	if st := structured(t, msg); st["state"] != "scan_pending" {
-		t.Errorf("after another restart the finished upload = %v, want scan_pending", st["state"])
+	// The scan gate judged it (the signature engine: clean) before the
+	// restart; the row and the object both outlive the restart.
+	if st := structured(t, msg); st["state"] != "clean" {
+		t.Errorf("after another restart the finished upload = %v, want clean", st["state"])
 	}
 	id, _ := uploads.ParseUploadID(fresh)
 	if _, err := os.Stat(datadir.Dir(data).Path("blobs/buckets/custody-staging/verified/" + string(id))); err != nil {

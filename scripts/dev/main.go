@@ -44,9 +44,14 @@
 // begun before it cannot be completed (complete_upload answers VALIDATION,
 // spent false, "begin a new upload session", and the upload is abandoned),
 // while finished objects persist. -scanner signature (the default: the
-// EICAR test file by content) or off (no engine: the lane refuses
-// SCANNER_UNAVAILABLE and spends nothing); clamd comes with the scan gate
-// (issue 17).
+// EICAR test file by content), clamd=HOST:PORT[,max=SIZE] (a running
+// clamd over TCP, which must run with AlertExceedsMax yes; SIZE, in
+// clamd.conf's notation, its StreamMaxLength and MaxFileSize, default
+// 100M) or off (no engine: the lane refuses SCANNER_UNAVAILABLE and spends
+// nothing). The scan gate (shared/scan/gate) judges each object copied to
+// verified/: the local S3 server sends no notifications, so the server
+// marshals the S3 event S3 would send and hands the JSON to the gate, as
+// Lambda hands it to the scangate function (notify.go).
 //
 // Tasks (2025-11-25, package tasks) run in process: a task-augmented
 // tools/call sends its message to an in-memory queue (memqueue), a
@@ -117,6 +122,7 @@ import (
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/records/seed"
 	scanpkg "github.com/custodymcp/custody/shared/scan"
+	"github.com/custodymcp/custody/shared/scan/clamd"
 	"github.com/custodymcp/custody/shared/scan/signature"
 	"github.com/custodymcp/custody/shared/server"
 	"github.com/custodymcp/custody/shared/store"
@@ -177,7 +183,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	oauthIssuer := flags.String("oauth-issuer", getenv("OAUTH_ISSUER"), "accept OAuth access tokens of this issuer beside API keys (default $OAUTH_ISSUER)")
 	oauthJWKS := flags.String("oauth-jwks-url", getenv("OAUTH_JWKS_URL"), "the OAuth issuer's JWK Set URL (default $OAUTH_JWKS_URL)")
 	pageSize := flags.Int("page-size", 0, "page size of every list: tools, prompts, resources, resource templates (0: the defaults)")
-	scanner := flags.String("scanner", "signature", "the upload lane's malware scanner: signature (EICAR by content) or off (the lane refuses)")
+	scanner := flags.String("scanner", "signature", "the upload lane's malware scanner: signature (EICAR by content), clamd=HOST:PORT[,max=SIZE] (clamd with AlertExceedsMax yes; SIZE its StreamMaxLength, default 100M) or off (the lane refuses)")
 	s3Addr := flags.String("s3-addr", "127.0.0.1:0", "listen address of the in-process local S3 server (loopback; its URL is in part URLs)")
 	s3URL := flags.String("s3", "", "use the local S3 server at this URL instead of starting one (e.g. one shared by several dev servers)")
 	taskWorker := flags.Bool("task-worker", true, "run the task worker in this process (false: tasks are only created here, and another process on the same SQS queue runs them)")
@@ -258,6 +264,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer stopBlobs()
+	// S3's notifications to the scan gate: those in flight when the server
+	// stops may finish (briefly) before the store closes.
+	notifyCtx, stopNotify := context.WithCancel(context.WithoutCancel(ctx))
+	notify := newNotifier(notifyCtx, blobs, s3local.Buckets, logger)
+	defer notify.drain(stopNotify)
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -275,7 +286,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	cfg := server.Config{
 		Store: st, CursorKey: cursorKey, AllowedOrigins: origins,
 		AllowedHosts: loopbackHosts(bound), Logger: logger, ToolPageSize: *pageSize,
-		Lane:      &server.LaneConfig{Blob: blobs, Scanner: sc, PublicBaseURL: "http://" + bound.String()},
+		Lane:      &server.LaneConfig{Blob: notify, Buckets: s3local.Buckets, Scanner: sc, PublicBaseURL: "http://" + bound.String()},
 		TaskQueue: taskQueue, TaskDeadLetter: deadLetter,
 	}
 	if *fixtures {
@@ -312,6 +323,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ln.Close()
 		return err
 	}
+	notify.start(srv.ScanGate.Handle)
 	duties := srv.Duties // the tasks', proposal expiry and the upload lane's
 	if fs, ok := st.Store.(*filestore.Store); ok {
 		duties = append(duties, &sweep.Expired{Engine: fs, Every: purgeEvery})
@@ -405,15 +417,35 @@ const (
 	taskConcurrency = 4
 )
 
-// devScanner is the -scanner engine: the signature engine, or none (OFF).
-func devScanner(name string) (scanpkg.Scanner, error) {
-	switch name {
-	case "signature":
+// devScanner is the -scanner engine: the signature engine, clamd at an
+// address (with its max), or none (OFF).
+func devScanner(spec string) (scanpkg.Scanner, error) {
+	switch {
+	case spec == "signature":
 		return signature.New(), nil
-	case "off":
+	case spec == "off":
 		return nil, nil
+	case strings.HasPrefix(spec, "clamd="):
+		addr, opt, _ := strings.Cut(strings.TrimPrefix(spec, "clamd="), ",")
+		o := clamd.Options{Addr: addr}
+		if opt != "" {
+			size, ok := strings.CutPrefix(opt, "max=")
+			if !ok {
+				return nil, fmt.Errorf("-scanner %q: after the address only max=SIZE may follow", spec)
+			}
+			max, err := clamd.ParseSize(size)
+			if err != nil {
+				return nil, fmt.Errorf("-scanner %q: %w", spec, err)
+			}
+			o.Max = max
+		}
+		e, err := clamd.New(o)
+		if err != nil {
+			return nil, fmt.Errorf("-scanner %q: %w", spec, err)
+		}
+		return e, nil
 	}
-	return nil, fmt.Errorf("-scanner %q: want signature or off (clamd comes with the scan gate)", name)
+	return nil, fmt.Errorf("-scanner %q: want signature, clamd=HOST:PORT[,max=SIZE] or off", spec)
 }
 
 // devBlobs returns the blob engine: over the local S3 server at url, or

@@ -151,7 +151,7 @@ var (
 
 // mcpPost sends one JSON-RPC body to an /mcp URL, in session sid unless it
 // is "", and returns the status, headers and decoded body (nil if not JSON).
-func mcpPost(t *testing.T, url, key, sid, body string) (int, http.Header, map[string]any) {
+func mcpPost(t testing.TB, url, key, sid, body string) (int, http.Header, map[string]any) {
 	t.Helper()
 	headers := []string{"Authorization: Bearer " + key}
 	if sid != "" {

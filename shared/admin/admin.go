@@ -83,7 +83,9 @@ type Route struct {
 // (records.go): /admin/tenants, /admin/import and /admin/screens (POST),
 // the approval page's sign-in links (signin.go): /admin/signin-links (POST),
 // the upload grants (grants.go): /admin/grants (GET ?tenant=…, POST) and
-// /admin/grants/{id}/revoke (POST ?tenant=…),
+// /admin/grants/{id}/revoke (POST ?tenant=…), the uploads the scan gate
+// held (uploads.go): /admin/uploads (GET ?tenant=…&state=…) and
+// /admin/uploads/{id}/rescan (POST),
 // the autonomy settings (autonomy.go: GET and POST /admin/autonomy), the
 // firm's outbox and the decision ledger's check (approvals.go: GET
 // /admin/outbox, POST /admin/outbox/{id}/ack, GET /admin/ledger/verify),
@@ -138,6 +140,7 @@ func Handler(st store.Store, token string, now func() time.Time, extra ...Route)
 	recordRoutes(mux, st, now)
 	signInRoutes(mux, st, now)
 	grantRoutes(mux, st, now)
+	uploadRoutes(mux, st, now)
 	autonomyRoutes(mux, st, now)
 	approvalRoutes(mux, st, now)
 	return guard(&authenticator{token: token, now: now, pending: map[string]time.Time{}}, mux)

@@ -7,7 +7,8 @@
 // template tests derive the function's variables from those calls and hold
 // the template to them) and checks the values with the parsers here, which
 // the functions share: table names, emulator endpoints, queue URLs, the
-// cursor sealing key, log levels and retention days. functions/mcp keeps
+// upload lane's buckets, the cursor sealing key, log levels and retention
+// days. functions/mcp keeps
 // its own equivalents, which came first.
 package config
 
@@ -106,6 +107,49 @@ func (p *Problems) QueueURL(name, v string, required, emulated bool) string {
 		p.Bad(name, "is not an SQS queue URL (https://sqs.<region>.amazonaws.com/<account>/<name>)")
 	}
 	return v
+}
+
+// Buckets checks the upload lane's two buckets (STAGING_BUCKET,
+// RECORD_BUCKET): S3 bucket names (BucketName), distinct, set together or
+// not at all; required says whether both may be empty.
+func (p *Problems) Buckets(stagingVar, staging, recordVar, record string, required bool) (string, string) {
+	switch {
+	case staging == "" && record == "":
+		if required {
+			p.Bad(stagingVar, "is required")
+			p.Bad(recordVar, "is required")
+		}
+		return "", ""
+	case staging == "" || record == "":
+		p.Bad(stagingVar, "and %s are set together or not at all", recordVar)
+		return staging, record
+	}
+	for _, v := range [][2]string{{stagingVar, staging}, {recordVar, record}} {
+		if !BucketName(v[1]) {
+			p.Bad(v[0], "is not an S3 bucket name (3-63 of a-z 0-9 . -)")
+		}
+	}
+	if staging == record {
+		p.Bad(recordVar, "must differ from %s", stagingVar)
+	}
+	return staging, record
+}
+
+// BucketName holds s to S3's general-purpose bucket naming rule (S3 User
+// Guide, "Bucket naming rules"): 3 to 63 lowercase letters, digits, dots
+// and hyphens, beginning and ending with a letter or digit.
+func BucketName(s string) bool {
+	if len(s) < 3 || len(s) > 63 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
+		if !alnum && (i == 0 || i == len(s)-1 || (c != '.' && c != '-')) {
+			return false
+		}
+	}
+	return true
 }
 
 // LogLevel checks LOG_LEVEL: DEBUG, INFO, WARN or ERROR in any case;

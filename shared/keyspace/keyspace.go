@@ -133,6 +133,11 @@ func Kinds() []Kind {
 		{Name: "grant listing", PK: "T#{tenant}", SK: "GRANT#{grant}", Owner: "shared/uploads"},
 		{Name: "upload", PK: "UPLOAD#{upload}", SK: "UPLOAD", Owner: "shared/uploads"},
 		{Name: "download token", PK: "DLT#{token hash}", SK: "DLT", Owner: "shared/downloads"},
+		// An infected or scan_failed upload is held in its tenant's
+		// listing (custodyctl uploads list --state); an upload waiting for
+		// a verdict, an open one and an unspent grant's listing row are in
+		// the sweeper index through sweep.IndexKeys.
+		{Name: "held upload listing", PK: "T#{tenant}#UPLOADS#{state}", SK: "{time}#{upload}", Owner: "shared/uploads", Index: true},
 		// Governed writes (issue 13): proposals and their inbox rows,
 		// pointers and counter (shared/proposals), the firm's action
 		// configuration (shared/proposals), autonomy settings

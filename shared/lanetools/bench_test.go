@@ -75,7 +75,7 @@ func BenchmarkBeginToComplete512MiB(b *testing.B) {
 		b.Fatal(err)
 	}
 	env := servertest.New(b, servertest.Options{Clock: servertest.NewClock(time.Now()), Limits: generous,
-		Lane: &server.LaneConfig{Blob: eng, Scanner: signature.New()}})
+		Lane: &server.LaneConfig{Blob: eng, Buckets: s3local.Buckets, Scanner: signature.New()}})
 	ctx := context.Background()
 	key, cred, err := auth.Mint(ctx, env.Store, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoAttorney,
 		Scopes: []auth.Scope{auth.ScopeWrite}}, time.Now())

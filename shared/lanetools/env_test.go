@@ -78,7 +78,7 @@ func newLaneEnv(t *testing.T, o laneOptions) *laneEnv {
 	case o.scanner != nil:
 		sc = o.scanner
 	}
-	o.Lane = &server.LaneConfig{Blob: faulty, Scanner: sc}
+	o.Lane = &server.LaneConfig{Blob: faulty, Buckets: s3local.Buckets, Scanner: sc}
 	env := servertest.New(t, o.Options)
 	key, cred, err := auth.Mint(context.Background(), env.Store, auth.MintRequest{
 		Tenant: seed.DemoTenant, Owner: seed.DemoAttorney, Label: "lane writer",

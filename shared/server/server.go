@@ -39,6 +39,7 @@ import (
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/resources"
 	"github.com/custodymcp/custody/shared/scan"
+	scangate "github.com/custodymcp/custody/shared/scan/gate"
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/subscriptions"
 	"github.com/custodymcp/custody/shared/sweep"
@@ -184,6 +185,11 @@ type LaneConfig struct {
 	// Autonomy is the autonomy setting's hook (uploads.Autonomy); nil
 	// consults none.
 	Autonomy uploads.Autonomy
+	// Buckets name the staging and record buckets Blob serves: the scan
+	// gate takes events of the staging bucket only.
+	Buckets blob.Buckets
+	// Intake takes clean uploads on (issue 18); nil is scangate.NoIntake.
+	Intake scangate.Intake
 }
 
 // Core is what every front door shares, built once (issue 9, "one
@@ -221,8 +227,12 @@ type Server struct {
 	Approvals *approvals.Page
 	// Lane is the upload lane (nil without Config.Lane).
 	Lane *uploads.Lane
+	// ScanGate is the upload lane's scan gate (nil without Config.Lane):
+	// the scangate function and the dev server hand it their events.
+	ScanGate *scangate.Gate
 	// Duties are the sweeper's recovery duties of what was composed (the
-	// upload lane's copy to verified/, proposal expiry, the tasks' lapsed
+	// upload lane's copy to verified/, its open uploads' lapse and
+	// no-verdict timeout, grant expiry, proposal expiry, the tasks' lapsed
 	// leases, unclaimed and expired tasks); a front door that sweeps runs
 	// them (sweep.Run).
 	Duties []sweep.Duty
@@ -395,10 +405,20 @@ func New(cfg Config) (*Server, error) {
 	out := &Server{Core: core, MCP: srv, Registry: reg, Prompts: prm, Resources: res, Approvals: page, Lane: lane, Tasks: svc, oauth: cfg.OAuth}
 	if lc := cfg.Lane; lc != nil {
 		out.downloads = &downloads.Handler{Store: cfg.Store, Gate: g, Presigner: lc.Blob, Now: cfg.Now, Logger: cfg.Logger}
-		out.Duties = append(out.Duties, &uploads.CopyDuty{Store: cfg.Store, Blob: lc.Blob, Logger: cfg.Logger})
+		sg, err := scangate.New(scangate.Options{Store: cfg.Store, Blob: lc.Blob, Buckets: lc.Buckets, Scanner: lc.Scanner,
+			Intake: lc.Intake, Logger: cfg.Logger, Now: cfg.Now})
+		if err != nil {
+			return nil, err
+		}
+		out.ScanGate = sg
+		out.Duties = append(out.Duties,
+			&uploads.CopyDuty{Store: cfg.Store, Blob: lc.Blob, Logger: cfg.Logger},
+			&uploads.OpenDuty{Store: cfg.Store, Blob: lc.Blob, Logger: cfg.Logger},
+			&scangate.NoVerdictDuty{Gate: sg})
 	}
-	// Pending proposals past their expiry end by the sweeper (issue 13).
-	out.Duties = append(out.Duties, proposals.NewExpiry(cfg.Store, 0))
+	// Pending proposals past their expiry end by the sweeper (issue 13);
+	// unspent grants past theirs are listed expired (issue 17).
+	out.Duties = append(out.Duties, proposals.NewExpiry(cfg.Store, 0), &uploads.GrantExpiryDuty{Store: cfg.Store})
 	if svc != nil {
 		out.Duties = append(out.Duties, svc.Duties()...)
 		if cfg.TaskDeadLetter != nil {

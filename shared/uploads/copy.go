@@ -22,7 +22,9 @@ import (
 // deletes the source; once none remains, it records the copy on the row
 // and moves the row's index entry to the no-verdict deadline
 // (NoVerdictTimeout after the copy), where the scan gate's duties take it
-// (issue 17). Every row is re-read before it is acted on, and the one
+// (issue 17). An upload a firm administrator sent back to scan_pending
+// (Rescan) has its verified/ object created anew, by way of incoming/, so
+// the scanner sees it again. Every row is re-read before it is acted on, and the one
 // write is conditioned on the version read, so overlapping sweeps each act
 // once; the S3 calls are idempotent.
 type CopyDuty struct {
@@ -40,6 +42,9 @@ const (
 	ActionCopied   = "copied"   // the object was copied to verified/ by this pass
 	ActionRecorded = "recorded" // the copy was found done and recorded on the row
 	ActionMissing  = "missing"  // neither incoming/ nor verified/ holds the object
+	// ActionRescanned: a rescanned upload's object was created in
+	// verified/ anew (Rescan).
+	ActionRescanned = "rescanned"
 )
 
 // Name implements sweep.Duty.
@@ -90,6 +95,25 @@ func (d *CopyDuty) one(ctx context.Context, key store.Key, now time.Time, rep *s
 		}
 	case !errors.Is(err, blob.ErrNotFound):
 		return fmt.Errorf("find the incoming/ object of %s: %w", u.ID, err)
+	case !u.RescanRequestedAt.IsZero():
+		// A firm administrator asked for a rescan (Rescan): the object is
+		// created in verified/ anew, by way of incoming/ (S3 copies an
+		// object onto itself only with changed metadata), so the scanner
+		// that watches verified/ sees it again.
+		switch err := d.Blob.CopyObject(ctx, blob.Verified(u.Object), blob.Incoming(u.Object)); {
+		case errors.Is(err, blob.ErrNotFound):
+			if d.Logger != nil {
+				d.Logger.ErrorContext(ctx, "an upload to rescan has no object in verified/", "upload", u.ID)
+			}
+			rep.Add(ActionMissing)
+		case err != nil:
+			return fmt.Errorf("copy %s back to incoming/ to rescan it: %w", u.ID, err)
+		default:
+			if err := copyToVerified(ctx, d.Blob, u.Object); err != nil && !errors.Is(err, blob.ErrNotFound) {
+				return err
+			}
+			rep.Add(ActionRescanned)
+		}
 	default:
 		if _, err := d.Blob.HeadObject(ctx, blob.Verified(u.Object)); errors.Is(err, blob.ErrNotFound) {
 			// Lost: the no-verdict duty fails it at its deadline, honestly.
@@ -104,6 +128,7 @@ func (d *CopyDuty) one(ctx context.Context, key store.Key, now time.Time, rep *s
 	pk, sk := sweep.IndexKeys(KindPending, u.ID, now.Add(NoVerdictTimeout))
 	_, err = d.Store.Update(ctx, key, store.Update{
 		Set:    map[string]any{attrCopiedAt: formatTime(now), attrUpdatedAt: formatTime(now)},
+		Remove: []string{attrRescan},
 		GSI1PK: &pk, GSI1SK: &sk,
 	}, store.VersionEquals(u.Version), store.AttrEquals(attrState, string(StateScanPending)))
 	switch {

@@ -15,6 +15,7 @@ import (
 	"github.com/custodymcp/custody/shared/keyspace"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/store"
+	"github.com/custodymcp/custody/shared/sweep"
 )
 
 // Grant tokens and their life (docs/contracts.md §5; docs/decisions.md
@@ -141,10 +142,13 @@ func (g Grant) item() store.Item {
 	}}
 }
 
-// listingItem is the grant's row in its tenant's listing.
+// listingItem is the grant's row in its tenant's listing, in the sweeper
+// index until the grant is spent or revoked, due when it expires
+// (GrantExpiryDuty).
 func (g Grant) listingItem() store.Item {
 	k := GrantListingKey(g.Tenant, g.ID)
-	return store.Item{PK: k.PK, SK: k.SK, Version: 1, ExpiresAt: g.ExpiresAt.Add(ListingRetention).Unix(), Attrs: map[string]any{
+	pk, sk := sweep.IndexKeys(KindGrant, g.ID, g.ExpiresAt)
+	return store.Item{PK: k.PK, SK: k.SK, GSI1PK: pk, GSI1SK: sk, Version: 1, ExpiresAt: g.ExpiresAt.Add(ListingRetention).Unix(), Attrs: map[string]any{
 		attrGrantHash: g.Hash, attrCredential: g.CredentialID, attrMatter: g.Matter, attrMintedBy: g.MintedBy,
 		attrCreatedAt: formatTime(g.CreatedAt), attrExpires: formatTime(g.ExpiresAt), attrState: string(GrantUnspent),
 		attrMaxOpen: g.MaxOpen,
@@ -374,9 +378,12 @@ func RevokeGrant(ctx context.Context, st store.Store, tenant, grantID string, no
 	}
 	key := GrantKey(listing.String(attrGrantHash))
 	revoked := store.Update{Set: map[string]any{attrState: string(GrantRevoked), "revoked_at": formatTime(now)}}
+	unlisted := revoked
+	empty := ""
+	unlisted.GSI1PK, unlisted.GSI1SK = &empty, &empty // no longer due to expire
 	err = st.Transact(ctx, []store.Op{
 		store.UpdateOp(key, revoked, store.AttrEquals(attrState, string(GrantUnspent))),
-		store.UpdateOp(listing.Key(), revoked, store.Exists()),
+		store.UpdateOp(listing.Key(), unlisted, store.Exists()),
 	})
 	if err == nil {
 		return nil

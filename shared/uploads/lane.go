@@ -718,6 +718,7 @@ func (l *Lane) spend(c Caller, u Upload, g Grant) Step[Completed] {
 	pk, sk := sweep.IndexKeys(KindPending, u.ID, now.Add(CopyGrace))
 	listingExp := g.ExpiresAt.Add(ListingRetention).Unix()
 	spent := map[string]any{attrState: string(GrantSpent), attrSpentBy: u.ID, attrSpentAt: formatTime(now)}
+	unlisted := ""
 	ops := []store.Op{
 		store.UpdateOp(UploadKey(u.ID), store.Update{
 			Set:    map[string]any{attrState: string(StateScanPending), attrSpentAt: formatTime(now), attrUpdatedAt: formatTime(now)},
@@ -725,7 +726,8 @@ func (l *Lane) spend(c Caller, u Upload, g Grant) Step[Completed] {
 		}, store.AttrEquals(attrState, string(StateOpen))),
 		store.UpdateOp(GrantKey(g.Hash), store.Update{Set: spent, Add: map[string]int64{attrOpenUploads: -1}},
 			store.AttrEquals(attrState, string(GrantUnspent))),
-		store.UpdateOp(GrantListingKey(g.Tenant, g.ID), store.Update{Set: spent, ExpiresAt: &listingExp}),
+		// Spent, the listing row is no longer due to expire (KindGrant).
+		store.UpdateOp(GrantListingKey(g.Tenant, g.ID), store.Update{Set: spent, ExpiresAt: &listingExp, GSI1PK: &unlisted, GSI1SK: &unlisted}),
 	}
 	done := u
 	done.State, done.SpentAt, done.UpdatedAt = StateScanPending, now, now

@@ -73,12 +73,26 @@ type Upload struct {
 	CopiedAt time.Time
 	// DocumentID is the document intake made of it (issue 18).
 	DocumentID string
+	// The verdict (Decide): the engine, its threats or the reason, when,
+	// and the ETag and size of the object scanned.
+	ScanEngine  string
+	Threats     []string
+	ScanReason  string
+	ScannedAt   time.Time
+	ScannedETag string
+	ScannedSize int64
+	// IntakeClaimedAt is when intake of a clean upload was last claimed.
+	IntakeClaimedAt time.Time
+	// RescanRequestedAt and RescanBy record a firm administrator's rescan
+	// (Rescan) until the object is back in verified/.
+	RescanRequestedAt time.Time
+	RescanBy          string
 	// Version is the row's version as read.
 	Version int64
 }
 
 // Attributes of the upload row. The scan gate (issue 17) adds its verdict
-// with Transition.
+// with Decide (verdict.go).
 const (
 	attrUploadID   = "upload_id"
 	attrObject     = "object"
@@ -127,6 +141,17 @@ func DecodeUpload(it store.Item) (Upload, error) {
 		ExpiresAt: parseTime(it.String(attrUploadExp)), SpentAt: parseTime(it.String(attrSpentAt)),
 		CopiedAt: parseTime(it.String(attrCopiedAt)), DocumentID: it.String(attrDocumentID), Version: it.Version,
 	}
+	u.ScanEngine, u.ScanReason, u.ScannedETag = it.String(attrScanEngine), it.String(attrScanReason), it.String(attrScannedETag)
+	u.ScannedAt, u.ScannedSize = parseTime(it.String(attrScannedAt)), it.Int(attrScannedSize)
+	u.IntakeClaimedAt, u.RescanRequestedAt, u.RescanBy = parseTime(it.String(attrIntakeClaim)), parseTime(it.String(attrRescan)), it.String(attrRescanBy)
+	if s := it.String(attrScanThreats); s != "" {
+		if err := json.Unmarshal([]byte(s), &u.Threats); err != nil {
+			return Upload{}, fmt.Errorf("upload row %s: threats: %w", it.Key(), err)
+		}
+		if len(u.Threats) == 0 {
+			u.Threats = nil
+		}
+	}
 	if s := it.String(attrRequester); s != "" {
 		if err := json.Unmarshal([]byte(s), &u.Requester); err != nil {
 			return Upload{}, fmt.Errorf("upload row %s: requester: %w", it.Key(), err)
@@ -139,10 +164,10 @@ func DecodeUpload(it store.Item) (Upload, error) {
 }
 
 // Transition is the one conditional write that moves an upload from one
-// state to another (the scan gate's scan_pending → clean | infected |
-// scan_failed, intake's clean → in_review): set holds the attributes the
-// new state brings (the verdict, its engine and reason, the document id),
-// and the upload leaves the sweeper index. Its condition fails
+// state to another (intake's clean → in_review; the scan gate's verdicts
+// use Decide, which also places a held upload in its listing): set holds
+// the attributes the new state brings (the document id), and the upload
+// leaves the sweeper index. Its condition fails
 // (store.ErrConflict, or a cancelled transaction) unless the row is in
 // state from, so a duplicate or late event changes nothing.
 func Transition(uploadID string, from, to State, set map[string]any, now time.Time) store.Op {

@@ -15,8 +15,8 @@
 //     with its object deleted.
 //   - Nothing unverified or unspent reaches a scanner. Only after the spend
 //     is the object copied from incoming/ to verified/, the one prefix the
-//     scan gate watches (issue 17); a copy that fails is finished by the
-//     sweeper (CopyDuty), so the answer stands.
+//     scan gate watches; a copy that fails is finished by the sweeper
+//     (CopyDuty), so the answer stands.
 //   - Nothing the agent names becomes a key. Object keys are random hex
 //     (package blob); the filename and media type are data on the upload
 //     row, never a path.
@@ -39,12 +39,17 @@
 // An upload is one row, `UPLOAD#<upload id>` / `UPLOAD`, whose id is
 // "upl_" and the object's random hex: its S3 upload ID, the declared size,
 // SHA-256 and part digests, the filename, and its State. The scan gate
-// moves it from scan_pending to clean, infected or scan_failed with one
-// conditional write (Transition). An upload that waits for the sweeper is
-// in its index (sweep.IndexKeys): open uploads under KindOpen, due when
-// their 24 hours end; scan_pending ones under KindPending, due CopyGrace
-// after the spend and, once the copy is known done, at the no-verdict
-// deadline.
+// (shared/scan/gate) moves it from scan_pending to clean, infected or
+// scan_failed with one conditional write (Decide, verdict.go), which
+// records what was scanned; an infected or scan_failed upload is then held
+// in its tenant's listing (ListHeld), and a firm administrator's Rescan is
+// the only way back to scan_pending. An upload that waits for the sweeper
+// is in its index (sweep.IndexKeys): open uploads under KindOpen, due when
+// their 24 hours end (OpenDuty abandons them); scan_pending ones under
+// KindPending, due CopyGrace after the spend (CopyDuty) and, once the copy
+// is known done, at the no-verdict deadline (the gate's NoVerdictDuty). An
+// unspent grant's listing row is in the index under KindGrant until it is
+// spent or revoked (GrantExpiryDuty marks it expired).
 package uploads
 
 import (

@@ -61,6 +61,12 @@ type Rule struct {
 	// and then fails the read with blob.ErrUnavailable (a stream broken
 	// by the network). It takes effect only when Err is nil.
 	CutAfter int64
+	// StreamHook, for GetObject, runs once after the object's first
+	// StreamHookAfter bytes were read, before the read goes on: a test's
+	// rendezvous in the middle of a stream (stopping a scanner while an
+	// object streams to it). It takes effect only when Err is nil.
+	StreamHook      func()
+	StreamHookAfter int64
 }
 
 // Prefix returns a Rule.Ref predicate accepting the objects of bucket
@@ -194,8 +200,33 @@ func (f *Faulty) GetObject(ctx context.Context, ref blob.Ref) (*blob.Object, err
 	if r != nil && r.Err == nil && r.CutAfter > 0 {
 		obj.Body = &cutBody{rc: obj.Body, left: r.CutAfter, ref: ref}
 	}
+	if r != nil && r.Err == nil && r.StreamHook != nil {
+		obj.Body = &hookedBody{rc: obj.Body, left: r.StreamHookAfter, hook: r.StreamHook}
+	}
 	return obj, nil
 }
+
+// hookedBody runs hook once after left bytes.
+type hookedBody struct {
+	rc   io.ReadCloser
+	left int64
+	hook func()
+}
+
+func (h *hookedBody) Read(p []byte) (int, error) {
+	if h.hook != nil && h.left <= 0 {
+		h.hook()
+		h.hook = nil
+	}
+	if h.hook != nil && int64(len(p)) > h.left {
+		p = p[:h.left]
+	}
+	n, err := h.rc.Read(p)
+	h.left -= int64(n)
+	return n, err
+}
+
+func (h *hookedBody) Close() error { return h.rc.Close() }
 
 // cutBody ends a stream with blob.ErrUnavailable after left bytes.
 type cutBody struct {

@@ -79,7 +79,7 @@ func newLaneDyn(t *testing.T) *laneDyn {
 	faulty := blobtest.NewFaulty(eng)
 	env := newDynEnv(t, servertest.Options{Clock: clock,
 		Limits: ratelimit.Limits{ratelimit.LaneRead: 10_000, ratelimit.LaneWrite: 10_000, ratelimit.LaneExpensive: 10_000},
-		Lane:   &server.LaneConfig{Blob: faulty, Scanner: signature.New()}})
+		Lane:   &server.LaneConfig{Blob: faulty, Buckets: s3local.Buckets, Scanner: signature.New()}})
 	key, cred, err := auth.Mint(context.Background(), env.Store, auth.MintRequest{Tenant: seed.DemoTenant, Owner: seed.DemoAttorney,
 		Scopes: []auth.Scope{auth.ScopeRead, auth.ScopeWrite, auth.ScopeDocsRead}}, servertest.Epoch)
 	if err != nil {
