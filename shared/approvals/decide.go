@@ -113,7 +113,13 @@ func (p *Page) decide(ctx context.Context, s *Session, set *reviewSet, id string
 		if a.nonce != "" && !p.nonceLive(ctx, set, a.nonce) {
 			return Outcome{ID: id, Code: CodeNonceInvalid}
 		}
-		return Outcome{ID: id, Code: CodeProposalNotPending}
+		// What it was decided to, when it was one of the set's matters'
+		// (unknown on a failed read: the refusal stands without it).
+		out := Outcome{ID: id, Code: CodeProposalNotPending}
+		if decided, err := p.probe(ctx, set, []string{id}); err == nil {
+			out.Status = decided[id]
+		}
+		return out
 	}
 	for attempt := 1; ; attempt++ {
 		out, retry := p.attempt(ctx, s, set, row, a)

@@ -103,7 +103,7 @@ func (p *Page) postReview(w http.ResponseWriter, r *http.Request) {
 			missing = append(missing, id)
 		}
 	}
-	decided := map[string]bool{}
+	decided := map[string]proposals.Status{}
 	if len(missing) > 0 {
 		if decided, err = p.probe(r.Context(), set, missing); err != nil {
 			p.unavailable(w, "look for decided proposals", err)
@@ -116,8 +116,8 @@ func (p *Page) postReview(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case set.byID[id] != nil:
 			out = p.decide(r.Context(), s, set, id, ask{verb: verbApprove, batch: true})
-		case decided[id]:
-			out = Outcome{ID: id, Code: CodeProposalNotPending}
+		case decided[id] != "":
+			out = Outcome{ID: id, Status: decided[id], Code: CodeProposalNotPending}
 		default:
 			out = Outcome{ID: id, Code: CodeNotBatchEligible}
 		}

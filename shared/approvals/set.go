@@ -114,17 +114,18 @@ var errNotInSet = errors.New("approvals: no such proposal in the set")
 // probe looks for ids that are not in the set among the proposals of the
 // matters the set reaches (one batch read of at most 100 keys at a time),
 // so an id that was decided meanwhile answers PROPOSAL_NOT_PENDING rather
-// than looking planted. It returns the ids found, decided; an id of a
-// matter the set does not reach, of another tenant, or of nothing is never
-// found.
-func (p *Page) probe(ctx context.Context, s *reviewSet, ids []string) (map[string]bool, error) {
+// than looking planted. It returns the ids found decided, each with the
+// status it was decided to (so the page tells who lost a race what the
+// proposal became, whichever moment it lost it at); an id of a matter the
+// set does not reach, of another tenant, or of nothing is never found.
+func (p *Page) probe(ctx context.Context, s *reviewSet, ids []string) (map[string]proposals.Status, error) {
 	var keys []store.Key
 	for _, id := range ids {
 		for m := range s.matters {
 			keys = append(keys, proposals.Key(s.who.Tenant, m, id))
 		}
 	}
-	decided := map[string]bool{}
+	decided := map[string]proposals.Status{}
 	for start := 0; start < len(keys); start += store.MaxBatchGetKeys {
 		batch := keys[start:min(start+store.MaxBatchGetKeys, len(keys))]
 		rows, err := p.st.BatchGet(ctx, batch)
@@ -137,7 +138,7 @@ func (p *Page) probe(ctx context.Context, s *reviewSet, ids []string) (map[strin
 			}
 			pr, err := proposals.Decode(*it)
 			if err == nil && pr.Tenant == s.who.Tenant && s.matters[pr.CaseID].ID != "" && pr.Status != proposals.StatusPending {
-				decided[pr.ID] = true
+				decided[pr.ID] = pr.Status
 			}
 		}
 	}
