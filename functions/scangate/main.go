@@ -37,6 +37,7 @@ import (
 
 	"github.com/custodymcp/custody/shared/blob"
 	"github.com/custodymcp/custody/shared/config"
+	"github.com/custodymcp/custody/shared/intake"
 	"github.com/custodymcp/custody/shared/lambdaio"
 	"github.com/custodymcp/custody/shared/scan"
 	"github.com/custodymcp/custody/shared/scan/clamd"
@@ -75,7 +76,9 @@ func main() {
 // newGate composes the gate exactly as the function runs it: the DynamoDB
 // engine, the S3 engine over the lane's buckets (checksums only where an
 // operation requires them, as /mcp's), the configured scanner, and the
-// intake hook (issue 18: none yet). Tests build their gate through it too.
+// intake (issue 18: the PDF engine lives here, in this function, never in
+// /mcp; its module is compiled once per cold start and each document gets
+// its own instance). Tests build their gate through it too.
 func newGate(awsCfg aws.Config, cfg Config, logger *slog.Logger) (*gate.Gate, error) {
 	db := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
 		if cfg.DynamoDBEndpoint != "" {
@@ -99,8 +102,12 @@ func newGate(awsCfg aws.Config, cfg Config, logger *slog.Logger) (*gate.Gate, er
 	if err != nil {
 		return nil, err
 	}
-	return gate.New(gate.Options{Store: dynamostore.New(db, cfg.TableName, dynamostore.Options{}), Blob: objects,
-		Buckets: buckets, Scanner: sc, Logger: logger})
+	st := dynamostore.New(db, cfg.TableName, dynamostore.Options{})
+	in, err := intake.New(intake.Options{Store: st, Blob: objects, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	return gate.New(gate.Options{Store: st, Blob: objects, Buckets: buckets, Scanner: sc, Intake: in, Logger: logger})
 }
 
 // scanner is SCANNER_ENGINE's engine (nil for off).

@@ -101,6 +101,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -116,6 +117,9 @@ import (
 	"github.com/custodymcp/custody/shared/blob"
 	"github.com/custodymcp/custody/shared/blob/s3local"
 	"github.com/custodymcp/custody/shared/conformance"
+	"github.com/custodymcp/custody/shared/intake"
+	"github.com/custodymcp/custody/shared/intake/extract"
+	"github.com/custodymcp/custody/shared/intake/importer"
 	"github.com/custodymcp/custody/shared/queue"
 	"github.com/custodymcp/custody/shared/queue/memqueue"
 	"github.com/custodymcp/custody/shared/ratelimit"
@@ -283,10 +287,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		ln.Close()
 		return err
 	}
+	// Intake (issue 18) runs in this process's scan gate, as in the
+	// scangate function: the PDF engine is compiled at the first clean
+	// upload (kept in the user's cache between runs), never at start.
+	in, err := intake.New(intake.Options{Store: st, Blob: notify, Logger: logger, ExtractOptions: devExtractOptions()})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer in.Close()
 	cfg := server.Config{
 		Store: st, CursorKey: cursorKey, AllowedOrigins: origins,
 		AllowedHosts: loopbackHosts(bound), Logger: logger, ToolPageSize: *pageSize,
-		Lane:      &server.LaneConfig{Blob: notify, Buckets: s3local.Buckets, Scanner: sc, PublicBaseURL: "http://" + bound.String()},
+		Lane:      &server.LaneConfig{Blob: notify, Buckets: s3local.Buckets, Scanner: sc, PublicBaseURL: "http://" + bound.String(), Intake: in},
 		TaskQueue: taskQueue, TaskDeadLetter: deadLetter,
 	}
 	if *fixtures {
@@ -341,7 +354,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	sweeperDone := make(chan struct{})
 	go func() { defer close(sweeperDone); runSweeper(sweepCtx, duties, logger, sweepInterval) }()
 	defer func() { stopSweeper(); <-sweeperDone }()
-	adminH := admin.Handler(st, adminToken, time.Now, admin.Route{Pattern: "POST /admin/sweep", Handler: sweepHandler(duties)})
+	// custodyctl import streams each file here; it goes through the same
+	// gate and intake (staged with the raw blob engine: the gate is called
+	// at once, so no notification doubles it).
+	imp, err := importer.New(importer.Options{Store: st, Blob: blobs, Gate: srv.ScanGate})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	adminH := admin.Handler(st, adminToken, time.Now, admin.Route{Pattern: "POST /admin/sweep", Handler: sweepHandler(duties)},
+		admin.ImportRoute(imp))
 	mcpH := srv.Handler()
 	route := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/admin/") {
@@ -765,4 +787,15 @@ func devOIDC(getenv func(string) string, oauthConfigured bool) (*approvals.OIDCC
 		return nil, nil
 	}
 	return &s.OIDCClient, nil
+}
+
+// devExtractOptions keeps the compiled PDF engine in the user's cache
+// directory (extract.Options.CacheDir: writable by this user alone), so a
+// restarted dev server reads its first PDF in a fraction of the compile.
+func devExtractOptions() *extract.Options {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return nil
+	}
+	return &extract.Options{CacheDir: filepath.Join(dir, "custody", "pdfium")}
 }

@@ -112,7 +112,7 @@ var DocumentKinds = []string{
 	"contract", "data_report", "declaration", "deposition_transcript", "discovery_response",
 	"email", "estimate", "exhibit", "expert_analysis", "expert_report", "field_report", "invoice",
 	"letter", "log", "memo", "minutes", "motion", "notice", "order", "other", "payroll_record",
-	"performance_review", "personnel_record", "photograph", "specification", "subpoena",
+	"performance_review", "personnel_record", "photograph", "specification", "subpoena", "upload",
 }
 
 // ValidDocumentKind reports whether k is one of DocumentKinds.
@@ -241,8 +241,18 @@ type Document struct {
 	// "pending_review" (an upload no attorney has reviewed yet, issue 18)
 	// and "withdrawn" are served by nothing.
 	ReviewState ReviewState `json:"review_state,omitempty"`
-	CreatedAt   time.Time   `json:"created_at"`
-	UpdatedAt   time.Time   `json:"updated_at"`
+	// ReviewedBy and ReviewedAt are the licensed attorney who reviewed an
+	// upload's document (or withdrew it) and when (issue 18: custodyctl
+	// documents review); empty for a document of the record as imported.
+	ReviewedBy string     `json:"reviewed_by,omitempty"`
+	ReviewedAt *time.Time `json:"reviewed_at,omitempty"`
+	// SourceUpload and SourceCredential are the upload intake made the
+	// document of and the credential that deposited it (an import's is
+	// "import:<principal>"); empty for the record as imported.
+	SourceUpload     string    `json:"source_upload,omitempty"`
+	SourceCredential string    `json:"source_credential,omitempty"`
+	CreatedAt        time.Time `json:"created_at"`
+	UpdatedAt        time.Time `json:"updated_at"`
 }
 
 // ReviewState is a document's privilege-review state.
@@ -260,9 +270,25 @@ func (s ReviewState) Valid() bool {
 	return s == "" || s == ReviewPending || s == ReviewReviewed || s == ReviewWithdrawn
 }
 
+// Served reports whether rows in state s may be served: reviewed, or of
+// the record as imported ("").
+func (s ReviewState) Served() bool { return s == "" || s == ReviewReviewed }
+
 // Reviewed reports whether the document may be served: reviewed, or of
 // the record as imported.
-func (d Document) Reviewed() bool { return d.ReviewState == "" || d.ReviewState == ReviewReviewed }
+func (d Document) Reviewed() bool { return d.ReviewState.Served() }
+
+// TextState says how much of a version's text its chunks hold (issue 18:
+// an upload's text as intake extracted it); "" for the record as imported,
+// whose chunks are its text.
+type TextState string
+
+// Text states.
+const (
+	TextComplete    TextState = "complete"
+	TextPartial     TextState = "partial"
+	TextUnavailable TextState = "unavailable"
+)
 
 // Version is one version of a document.
 type Version struct {
@@ -275,10 +301,17 @@ type Version struct {
 	MediaType  string `json:"media_type,omitempty"`
 	Filename   string `json:"filename,omitempty"`
 	// ObjectKey points at the bytes in the record bucket, when there are any.
-	ObjectKey string    `json:"object_key,omitempty"`
-	Comment   string    `json:"comment,omitempty"` // "executed copy", "errata applied"
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	ObjectKey string `json:"object_key,omitempty"`
+	Comment   string `json:"comment,omitempty"` // "executed copy", "errata applied"
+	// TextState and TextReason say how much of the file's text the chunks
+	// hold and why not all (issue 18 §4); "" for the record as imported.
+	TextState  TextState `json:"text_state,omitempty"`
+	TextReason string    `json:"text_reason,omitempty"`
+	// ReviewState is its document's (Document.ReviewState), copied so a
+	// read of versions alone serves none of an unreviewed document.
+	ReviewState ReviewState `json:"review_state,omitempty"`
+	CreatedAt   time.Time   `json:"created_at"`
+	UpdatedAt   time.Time   `json:"updated_at"`
 }
 
 // Chunk is a run of text of one version, on pages PageStart..PageEnd
@@ -293,8 +326,11 @@ type Chunk struct {
 	PageEnd    int       `json:"page_end"`
 	Text       string    `json:"text"`
 	Privilege  Privilege `json:"privilege,omitempty"`
-	CreatedAt  time.Time `json:"created_at,omitzero"`
-	UpdatedAt  time.Time `json:"updated_at,omitzero"`
+	// ReviewState is its document's (Document.ReviewState), so a read of
+	// chunks alone (search) serves none of an unreviewed document.
+	ReviewState ReviewState `json:"review_state,omitempty"`
+	CreatedAt   time.Time   `json:"created_at,omitzero"`
+	UpdatedAt   time.Time   `json:"updated_at,omitzero"`
 }
 
 // Assertion is one source's statement of a fact: a verbatim Quote that

@@ -11,6 +11,13 @@ import (
 // Repo reads the matter record from the store. It decides no access: every
 // matter id it is given must already have passed package access. A Repo is
 // safe for concurrent use.
+//
+// It is the read funnel of the record's documents (issue 18 §2): a document
+// not yet reviewed (pending_review) or withdrawn, with its versions and its
+// chunks, is absent from every read below — the same answer as a document
+// that does not exist — for every caller, so no read tool, resource,
+// completion, search, fact provenance or download can serve one. Only
+// privilege review (package intake) reads those rows, from the store.
 type Repo struct {
 	store store.Store
 }
@@ -91,7 +98,29 @@ func (r *Repo) Documents(ctx context.Context, tenant, matter string) ([]Document
 	if !ValidID(tenant) || !ValidID(matter) {
 		return nil, notFound("matter")
 	}
-	return queryAll[Document](ctx, r.store, MatterPK(tenant, matter), skDocument, false)
+	docs, err := queryAll[Document](ctx, r.store, MatterPK(tenant, matter), skDocument, false)
+	return served(docs, func(d Document) ReviewState { return d.ReviewState }), err
+}
+
+// served drops the rows of unreviewed documents (ReviewState.Served), in
+// place; nothing left is a nil slice.
+func served[T any](rows []T, state func(T) ReviewState) []T {
+	out := rows[:0]
+	for _, r := range rows {
+		if state(r).Served() {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// errUnreviewed is the answer for a document not served (pending review or
+// withdrawn): absent, as if there were no row.
+func errUnreviewed(what string) error {
+	return fmt.Errorf("%s is not reviewed: %w", what, store.ErrNotFound)
 }
 
 // Document returns one document of a matter. Absent: store.ErrNotFound.
@@ -100,7 +129,13 @@ func (r *Repo) Document(ctx context.Context, tenant, matter, id string) (Documen
 	if !ValidID(tenant) || !ValidID(matter) || !ValidID(id) {
 		return d, notFound("document")
 	}
-	return d, r.get(ctx, DocumentKey(tenant, matter, id), &d)
+	if err := r.get(ctx, DocumentKey(tenant, matter, id), &d); err != nil {
+		return Document{}, err
+	}
+	if !d.Reviewed() {
+		return Document{}, errUnreviewed("document")
+	}
+	return d, nil
 }
 
 // DocumentsByID reads the named documents of a matter in one batch read
@@ -157,7 +192,9 @@ func (r *Repo) DocumentsAt(ctx context.Context, tenant string, refs []DocumentRe
 			if err := decode(*row, &d); err != nil {
 				return nil, err
 			}
-			out[wanted[start+i]] = d
+			if d.Reviewed() {
+				out[wanted[start+i]] = d
+			}
 		}
 	}
 	return out, nil
@@ -168,7 +205,8 @@ func (r *Repo) Versions(ctx context.Context, tenant, matter, doc string) ([]Vers
 	if !ValidID(tenant) || !ValidID(matter) || !ValidID(doc) {
 		return nil, notFound("document")
 	}
-	return queryAll[Version](ctx, r.store, MatterPK(tenant, matter), versionPrefix(doc), false)
+	vs, err := queryAll[Version](ctx, r.store, MatterPK(tenant, matter), versionPrefix(doc), false)
+	return served(vs, func(v Version) ReviewState { return v.ReviewState }), err
 }
 
 // ChunkPage is one page of a version's chunks.
@@ -206,15 +244,19 @@ func (r *Repo) Chunks(ctx context.Context, tenant, matter, doc string, version, 
 		return ChunkPage{}, fmt.Errorf("read chunks of %s v%d: %w", doc, version, err)
 	}
 	out := ChunkPage{Chunks: make([]Chunk, 0, len(p.Items))}
+	last := 0
 	for _, it := range p.Items {
 		var c Chunk
 		if err := decode(it, &c); err != nil {
 			return ChunkPage{}, err
 		}
-		out.Chunks = append(out.Chunks, c)
+		last = c.Seq
+		if c.ReviewState.Served() {
+			out.Chunks = append(out.Chunks, c)
+		}
 	}
-	if p.NextToken != "" && len(out.Chunks) > 0 {
-		out.More, out.NextSeq = true, out.Chunks[len(out.Chunks)-1].Seq+1
+	if p.NextToken != "" && last > 0 {
+		out.More, out.NextSeq = true, last+1
 	}
 	return out, nil
 }
@@ -239,6 +281,9 @@ func (r *Repo) AllChunks(ctx context.Context, tenant, matter string) iter.Seq2[C
 			if err != nil {
 				yield(Chunk{}, fmt.Errorf("read chunks of matter %s: %w", matter, err))
 				return
+			}
+			if !c.ReviewState.Served() {
+				continue
 			}
 			if !yield(c, nil) {
 				return

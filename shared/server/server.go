@@ -415,6 +415,11 @@ func New(cfg Config) (*Server, error) {
 			&uploads.CopyDuty{Store: cfg.Store, Blob: lc.Blob, Logger: cfg.Logger},
 			&uploads.OpenDuty{Store: cfg.Store, Blob: lc.Blob, Logger: cfg.Logger},
 			&scangate.NoVerdictDuty{Gate: sg})
+		if lc.Intake != nil {
+			// Where intake runs in this process (the dev server), so does
+			// the resumption of an intake whose claim lapsed.
+			out.Duties = append(out.Duties, &scangate.IntakeDuty{Gate: sg})
+		}
 	}
 	// Pending proposals past their expiry end by the sweeper (issue 13);
 	// unspent grants past theirs are listed expired (issue 17).

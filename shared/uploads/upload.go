@@ -73,6 +73,10 @@ type Upload struct {
 	CopiedAt time.Time
 	// DocumentID is the document intake made of it (issue 18).
 	DocumentID string
+	// Origin is OriginLane or OriginImport; ImportedBy the principal who
+	// imported it (StageImport).
+	Origin     string
+	ImportedBy string
 	// The verdict (Decide): the engine, its threats or the reason, when,
 	// and the ETag and size of the object scanned.
 	ScanEngine  string
@@ -140,6 +144,7 @@ func DecodeUpload(it store.Item) (Upload, error) {
 		CreatedAt: parseTime(it.String(attrCreatedAt)), UpdatedAt: parseTime(it.String(attrUpdatedAt)),
 		ExpiresAt: parseTime(it.String(attrUploadExp)), SpentAt: parseTime(it.String(attrSpentAt)),
 		CopiedAt: parseTime(it.String(attrCopiedAt)), DocumentID: it.String(attrDocumentID), Version: it.Version,
+		Origin: it.String(attrOrigin), ImportedBy: it.String(attrImportedBy),
 	}
 	u.ScanEngine, u.ScanReason, u.ScannedETag = it.String(attrScanEngine), it.String(attrScanReason), it.String(attrScannedETag)
 	u.ScannedAt, u.ScannedSize = parseTime(it.String(attrScannedAt)), it.Int(attrScannedSize)

@@ -73,8 +73,9 @@ func (s State) Held() bool { return s == StateInfected || s == StateScanFailed }
 
 // Decide is the one conditional write of a verdict (docs/contracts.md §5):
 // the upload scan_pending → v.State with v's engine, threats or reason,
-// time, ETag and size. A clean upload leaves the index and carries the
-// claim on its intake (the deciding delivery runs it); an infected or
+// time, ETag and size. A clean upload carries the claim on its
+// intake (the deciding delivery runs it) and waits in the sweeper index
+// under KindIntake until the claim lapses (the gate's IntakeDuty); an infected or
 // failed one moves into its tenant's held listing. The condition fails
 // (store.ErrConflict, or a cancelled transaction) unless the row is still
 // scan_pending, so of any number of deliveries one decides and a
@@ -100,6 +101,7 @@ func Decide(u Upload, v Verdict, now time.Time) (store.Op, error) {
 	pk, sk := "", ""
 	if v.State == StateClean {
 		set[attrIntakeClaim] = formatTime(now)
+		pk, sk = sweep.IndexKeys(KindIntake, u.ID, now.Add(IntakeClaimTTL))
 	} else {
 		pk, sk = heldIndexKeys(u.Tenant, v.State, now, u.ID)
 	}
@@ -113,7 +115,8 @@ func Decide(u Upload, v Verdict, now time.Time) (store.Op, error) {
 // version — and its claim is absent or older than IntakeClaimTTL (the
 // caller checks that on the row it read).
 func ClaimIntake(u Upload, now time.Time) store.Op {
-	return store.UpdateOp(UploadKey(u.ID), store.Update{Set: map[string]any{attrIntakeClaim: formatTime(now)}},
+	pk, sk := sweep.IndexKeys(KindIntake, u.ID, now.Add(IntakeClaimTTL))
+	return store.UpdateOp(UploadKey(u.ID), store.Update{Set: map[string]any{attrIntakeClaim: formatTime(now)}, GSI1PK: &pk, GSI1SK: &sk},
 		store.VersionEquals(u.Version), store.AttrEquals(attrState, string(StateClean)))
 }
 

@@ -305,7 +305,7 @@ func visibleRef(c *tools.Call, r proposals.Ref, it *store.Item) *tools.Refusal {
 	switch r.Kind {
 	case proposals.TargetDocument:
 		var d records.Document
-		if it == nil || records.DecodeRow(*it, &d) != nil || !c.Sees(d.Privilege) {
+		if it == nil || records.DecodeRow(*it, &d) != nil || !c.Sees(d.Privilege) || !d.Reviewed() {
 			return tools.Refuse(tools.ClassNotFound, "A document the args name does not exist in this matter.")
 		}
 	case proposals.TargetFact:

@@ -103,3 +103,60 @@ func (d *NoVerdictDuty) one(ctx context.Context, key store.Key, now time.Time, r
 	}
 	return err
 }
+
+// IntakeDuty resumes the intake of clean uploads whose claim lapsed (issue
+// 18): a delivery that died while running intake, after Lambda's retries
+// were spent, leaves its upload clean with a claim older than
+// uploads.IntakeClaimTTL, in the sweeper index under uploads.KindIntake.
+// The duty claims it (uploads.ClaimIntake, conditional on the row it read)
+// and runs intake as a redelivered event would (Gate.resumeIntake); an
+// upload whose claim is still live, or that moved on, is left alone.
+type IntakeDuty struct {
+	Gate *Gate
+	// Limit is the most uploads read per index shard and pass (0: 100).
+	Limit int
+}
+
+var _ sweep.Duty = (*IntakeDuty)(nil)
+
+// ActionIntakeResumed is the duty's report action.
+const ActionIntakeResumed = "intake resumed"
+
+// Name implements sweep.Duty.
+func (d *IntakeDuty) Name() string { return "upload intake resumption" }
+
+// Sweep implements sweep.Duty.
+func (d *IntakeDuty) Sweep(ctx context.Context, now time.Time) (sweep.Report, error) {
+	var rep sweep.Report
+	due, err := sweep.Due(ctx, d.Gate.store, uploads.KindIntake, now, d.Limit)
+	if err != nil {
+		return rep, err
+	}
+	var errs []error
+	for _, entry := range due {
+		it, err := d.Gate.store.Get(ctx, entry.Key())
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("read %s: %w", entry.Key(), err))
+			continue
+		}
+		u, err := uploads.DecodeUpload(it)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if u.State != uploads.StateClean || u.IntakeClaimLive(now) {
+			continue
+		}
+		out, err := d.Gate.resumeIntakeAt(ctx, u, now)
+		if out.Action == Finished {
+			rep.Add(ActionIntakeResumed)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return rep, errors.Join(errs...)
+}

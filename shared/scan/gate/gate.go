@@ -482,7 +482,10 @@ func (g *Gate) finishQuarantine(ctx context.Context, u uploads.Upload) (Outcome,
 // otherwise (intake failed and released it, or its holder died) this
 // delivery claims it and runs intake.
 func (g *Gate) resumeIntake(ctx context.Context, u uploads.Upload) (Outcome, error) {
-	now := g.now()
+	return g.resumeIntakeAt(ctx, u, g.now())
+}
+
+func (g *Gate) resumeIntakeAt(ctx context.Context, u uploads.Upload, now time.Time) (Outcome, error) {
 	if u.IntakeClaimLive(now) {
 		return Outcome{Upload: u.ID, Action: Ignored, State: u.State, Why: "already clean"}, nil
 	}
@@ -681,3 +684,22 @@ func printable(key string) string {
 	}
 	return key
 }
+
+// ErrEventDriven: Judge was asked of a gate whose engine is GuardDuty,
+// whose verdict only its scan result event gives.
+var ErrEventDriven = errors.New("scan gate: the engine is GuardDuty: its scan result event gives the verdict")
+
+// Judge runs the gate on the verified object id as an S3 ObjectCreated
+// event of it would (custodyctl import, which stages the object itself and
+// wants the verdict at once): a byte-scanning engine judges it, and a
+// clean upload goes on to intake in this call. With GuardDuty as the engine
+// it is ErrEventDriven: the caller waits for the row instead.
+func (g *Gate) Judge(ctx context.Context, id blob.ID) (Outcome, error) {
+	if g.eventDriven {
+		return ignored(uploads.UploadID(id), "GuardDuty gives the verdict"), ErrEventDriven
+	}
+	return g.judge(ctx, id, g.scanBytes)
+}
+
+// MaxBytes is the largest object the engine judges (scan.Scanner.MaxBytes).
+func (g *Gate) MaxBytes() int64 { return g.scanner.MaxBytes() }

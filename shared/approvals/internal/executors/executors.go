@@ -114,7 +114,7 @@ func derivedID(prefix, label, proposal string) string {
 func document(in Input, id string) error {
 	row := in.Rows[records.DocumentKey(in.Proposal.Tenant, in.Matter.ID, id)]
 	var d records.Document
-	if row == nil || records.DecodeRow(*row, &d) != nil || d.ID != id || !in.Sees(d.Privilege) {
+	if row == nil || records.DecodeRow(*row, &d) != nil || d.ID != id || !in.Sees(d.Privilege) || !d.Reviewed() {
 		return fmt.Errorf("document %s: %w", id, ErrPrecondition)
 	}
 	return nil
