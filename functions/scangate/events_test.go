@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/custodymcp/custody/shared/blob"
+	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/scan"
 	"github.com/custodymcp/custody/shared/uploads"
 )
@@ -32,11 +33,11 @@ type sampleCase struct {
 var memo = []byte("Minutes of the 3 March hearing: the motion to compel is set for argument.\n")
 
 var sampleCases = map[string]sampleCase{
-	"s3-object-created.json":       {EngineSignature, "5d0c7a2e9b1f4c3a8e6d2b0f1a9c7e35", memo, uploads.StateClean},
-	"s3-escaped-key.json":          {EngineSignature, "7e4a91c3d5b2f0e8a6c4b2d0f9e7c5a3", memo, uploads.StateClean},
+	"s3-object-created.json":       {EngineSignature, "5d0c7a2e9b1f4c3a8e6d2b0f1a9c7e35", memo, uploads.StateInReview},
+	"s3-escaped-key.json":          {EngineSignature, "7e4a91c3d5b2f0e8a6c4b2d0f9e7c5a3", memo, uploads.StateInReview},
 	"s3-plus-key.json":             {EngineSignature, "", memo, uploads.StateScanPending},
 	"s3-wrong-prefix.json":         {EngineSignature, "9c1e3a5b7d9f1b3d5f7a9c1e3b5d7f90", memo, uploads.StateScanPending},
-	"guardduty-no-threats.json":    {EngineGuardDuty, "3f9a1c7e5b2d4e6f8a0b1c2d3e4f5a6b", memo, uploads.StateClean},
+	"guardduty-no-threats.json":    {EngineGuardDuty, "3f9a1c7e5b2d4e6f8a0b1c2d3e4f5a6b", memo, uploads.StateInReview},
 	"guardduty-threats-found.json": {EngineGuardDuty, "a1b2c3d4e5f60718293a4b5c6d7e8f90", memo, uploads.StateInfected},
 	"guardduty-unsupported.json":   {EngineGuardDuty, "0f1e2d3c4b5a69788796a5b4c3d2e1f0", memo, uploads.StateScanFailed},
 }
@@ -141,8 +142,18 @@ func TestSamplesRunThroughTheHandler(t *testing.T) {
 			if err := g.Handle(context.Background(), raw); err != nil {
 				t.Fatalf("Handle = %v", err)
 			}
-			if got := emu.upload(t, u.ID); got.State != c.want {
+			got := emu.upload(t, u.ID)
+			if got.State != c.want {
 				t.Errorf("upload %s after the sample = %s, want %s", u.ID, got.State, c.want)
+			}
+			if c.want == uploads.StateInReview {
+				// The function's intake (issue 18) made its document,
+				// pending review, with the memo's text.
+				it, err := emu.Store.Get(context.Background(), records.DocumentKey(u.Tenant, u.Matter, got.DocumentID))
+				var d records.Document
+				if err != nil || records.DecodeRow(it, &d) != nil || d.ReviewState != records.ReviewPending || d.Kind != "upload" {
+					t.Errorf("document %q of the clean upload = %+v, %v; want one pending review", got.DocumentID, d, err)
+				}
 			}
 		})
 	}

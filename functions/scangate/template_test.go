@@ -38,7 +38,7 @@ func TestTemplateScanGateFunctionHasIntakesPermissions(t *testing.T) {
 		sort.Strings(granted[k])
 	}
 	want := map[string][]string{
-		fmt.Sprint(cfn.GetAtt("Table", "Arn")): {"dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
+		fmt.Sprint(cfn.GetAtt("Table", "Arn")):                   {"dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
 		fmt.Sprint(cfn.Sub("${StagingBucket.Arn}/verified/*")):   {"s3:DeleteObject", "s3:GetObject", "s3:GetObjectTagging"},
 		fmt.Sprint(cfn.Sub("${StagingBucket.Arn}/quarantine/*")): {"s3:GetObject", "s3:GetObjectTagging", "s3:PutObject", "s3:PutObjectTagging"},
 		fmt.Sprint(cfn.Sub("${RecordBucket.Arn}/obj/*")):         {"s3:GetObject", "s3:PutObject", "s3:PutObjectTagging"},

@@ -10,6 +10,10 @@
 //	custodyctl table create
 //	custodyctl tenant create --tenant ID --name NAME
 //	custodyctl import FILE
+//	custodyctl import DIR --matter CASE_ID --by PRINCIPAL [--tenant demo]
+//	custodyctl documents pending --case CASE_ID [--tenant demo]
+//	custodyctl documents review DOC --case CASE_ID --by PRINCIPAL --privilege none|privileged|work_product [--title T] [--kind K] [--tenant demo]
+//	custodyctl documents review DOC --case CASE_ID --by PRINCIPAL --withdraw [--tenant demo]
 //	custodyctl keys mint   --owner p_dana_whitfield --scopes "read docs:read" [--tenant demo] [--class client_safe] [--allow m_a,m_b] [--label …] [--rate-read N] [--rate-expensive N] [--rate-write N]
 //	custodyctl keys list   [--tenant demo]
 //	custodyctl keys revoke [--tenant demo] CREDENTIAL_ID
@@ -74,6 +78,9 @@ import (
 	"github.com/custodymcp/custody/shared/approvals/outbox"
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/autonomy"
+	"github.com/custodymcp/custody/shared/intake/importer"
+	"github.com/custodymcp/custody/shared/intake/review"
+	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/store/dynamostore"
 	"github.com/custodymcp/custody/shared/uploads"
@@ -89,6 +96,16 @@ commands:
   table create
   tenant create --tenant ID --name NAME
   import FILE                      a record in the seed format; a second import is a no-op
+  import DIR --matter CASE_ID --by PRINCIPAL [--tenant demo]
+                                   the folder's regular files (no symlinks, depth <= 8) through
+                                   the scan gate and intake into the matter, pending review;
+                                   one line per file: verdict, document, text state
+  documents pending --case CASE_ID [--tenant demo]
+                                   the documents intake made that no attorney reviewed yet
+  documents review DOC --case CASE_ID --by PRINCIPAL --privilege none|privileged|work_product
+            [--title T] [--kind K] [--tenant demo]  |  ... --withdraw
+                                   a licensed attorney on the matter reviews it (served from
+                                   then on) or withdraws it (kept, never served)
   keys mint --owner PRINCIPAL --scopes "read docs:read" [--tenant demo]
             [--class standard|client_safe] [--allow CASE_ID,...] [--label TEXT]
             [--rate-read N] [--rate-expensive N] [--rate-write N]
@@ -238,18 +255,62 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 		}
 	case "import":
 		fl = flag.NewFlagSet(cmd, flag.ContinueOnError)
-		fl.Usage = subUsage(fl, "import FILE")
-		if err := parse(fl, rest[1:], stdout, stderr); err != nil {
-			return err
-		}
-		if fl.NArg() != 1 {
-			return errors.New("import: name one fixture file (the seed format, shared/records)")
-		}
-		fixture, err := os.ReadFile(fl.Arg(0))
+		fl.Usage = subUsage(fl, "import FILE | import DIR --matter CASE_ID --by PRINCIPAL [--tenant ID]")
+		tenant = fl.String("tenant", "demo", "tenant id (DIR)")
+		matter := fl.String("matter", "", "the matter the folder's files go into (DIR; --case too)")
+		fl.StringVar(matter, "case", "", "the same as --matter")
+		by := fl.String("by", "", "the licensed attorney on the matter, or firm administrator, importing (DIR)")
+		args, err := flagsAnywhere(fl, rest[1:], stdout, stderr)
 		if err != nil {
 			return err
 		}
-		act = func(op operator) error { return importFile(ctx, op, fl.Arg(0), fixture, stdout) }
+		if len(args) != 1 {
+			return errors.New("import: name one fixture file (the seed format, shared/records) or one folder")
+		}
+		if info, err := os.Stat(args[0]); err == nil && info.IsDir() {
+			if *matter == "" || *by == "" {
+				return errors.New("import DIR: --matter (or --case) and --by are required")
+			}
+			dir := args[0]
+			act = func(op operator) error { return importDir(ctx, op, *tenant, *matter, *by, dir, stdout) }
+			break
+		}
+		fixture, err := os.ReadFile(args[0])
+		if err != nil {
+			return err
+		}
+		act = func(op operator) error { return importFile(ctx, op, args[0], fixture, stdout) }
+	case "documents pending":
+		fl.Usage = subUsage(fl, "documents pending --case CASE_ID [--tenant ID]")
+		caseID := fl.String("case", "", "the matter's case_id (required)")
+		if err := parse(fl, rest[2:], stdout, stderr); err != nil {
+			return err
+		}
+		if *caseID == "" || fl.NArg() != 0 {
+			return errors.New("documents pending: --case is required")
+		}
+		act = func(op operator) error { return listPending(ctx, op, *tenant, *caseID, stdout) }
+	case "documents review":
+		fl.Usage = subUsage(fl, "documents review DOC --case CASE_ID --by PRINCIPAL --privilege none|privileged|work_product [--title T] [--kind K] | --withdraw")
+		caseID := fl.String("case", "", "the matter's case_id (required)")
+		by := fl.String("by", "", "the licensed attorney on the matter reviewing it (required)")
+		privilege := fl.String("privilege", "", "none, privileged or work_product (required unless --withdraw; no default)")
+		title := fl.String("title", "", "a new title")
+		kind := fl.String("kind", "", "a new kind, one of the record's document kinds")
+		withdraw := fl.Bool("withdraw", false, "withdraw it: kept, never served")
+		args, err := flagsAnywhere(fl, rest[2:], stdout, stderr)
+		if err != nil {
+			return err
+		}
+		if *caseID == "" || *by == "" || len(args) != 1 {
+			return errors.New("documents review: name one document (custodyctl documents pending) with --case and --by")
+		}
+		if !*withdraw && *privilege == "" {
+			return errors.New("documents review: --privilege none, privileged or work_product is required (or --withdraw)")
+		}
+		req := review.Request{Tenant: *tenant, Matter: *caseID, Document: args[0], By: *by,
+			Privilege: records.Privilege(*privilege), Title: *title, Kind: *kind, Withdraw: *withdraw}
+		act = func(op operator) error { return reviewDocument(ctx, op, req, stdout) }
 	case "keys mint":
 		fl.Usage = subUsage(fl, "keys mint --owner PRINCIPAL --scopes \"read docs:read\" [flags]")
 		mint, err := mintRequest(fl, tenant, rest[2:], stdout, stderr)
@@ -473,12 +534,28 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 		return fmt.Errorf("unknown command %q", strings.TrimSpace(cmd+" "+sub))
 	}
 
-	op, err := connect(ctx, eng, datadir.Dir(*data))
+	op, err := connect(ctx, eng, datadir.Dir(*data), getenv)
 	if err != nil {
 		return err
 	}
 	defer op.Close()
 	return act(op)
+}
+
+// flagsAnywhere parses fl over args whose positional arguments may come
+// before, between or after the flags; it returns the positional ones.
+func flagsAnywhere(fl *flag.FlagSet, args []string, stdout, stderr io.Writer) ([]string, error) {
+	var pos []string
+	for {
+		if err := parse(fl, args, stdout, stderr); err != nil {
+			return nil, err
+		}
+		if fl.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fl.Arg(0))
+		args = fl.Args()[1:]
+	}
 }
 
 // createTable creates the DynamoDB table (dynamostore.CreateTable, the one
@@ -731,6 +808,9 @@ type operator interface {
 	ListOutbox(ctx context.Context, tenant string, all bool) ([]outbox.Message, error)
 	AckOutbox(ctx context.Context, tenant, id string, req admin.AckRequest) (outbox.Message, error)
 	VerifyLedger(ctx context.Context, tenant, matter string) (ledger.Report, error)
+	PendingDocuments(ctx context.Context, tenant, matter string) ([]review.Pending, error)
+	ReviewDocument(ctx context.Context, req review.Request) (review.Result, error)
+	ImportFile(ctx context.Context, tenant, matter, by string, f importer.File) (importer.Line, error)
 	Close() error
 }
 
@@ -740,7 +820,7 @@ type operator interface {
 // first prove it holds the data folder's admin token (admin.Client), which
 // is never sent: an address a crashed server left behind, now held by
 // another process, fails here with nothing disclosed.
-func connect(ctx context.Context, eng engine.Config, dir datadir.Dir) (operator, error) {
+func connect(ctx context.Context, eng engine.Config, dir datadir.Dir, getenv func(string) string) (operator, error) {
 	if eng.Engine == engine.File {
 		addr, err := dir.Read(datadir.AdminAddrFile)
 		switch {
@@ -775,13 +855,21 @@ func connect(ctx context.Context, eng engine.Config, dir datadir.Dir) (operator,
 	if err != nil {
 		return nil, err
 	}
-	return &direct{st: st, now: time.Now}, nil
+	return &direct{st: st, now: time.Now, eng: eng, dir: dir, getenv: getenv}, nil
 }
 
 // direct operates on an open store.
 type direct struct {
 	st  *engine.Store
 	now func() time.Time
+	// eng, dir and getenv are what import opens its blob store and scan
+	// gate from (documents.go); imp is that importer once opened, and
+	// closers close what it opened.
+	eng     engine.Config
+	dir     datadir.Dir
+	getenv  func(string) string
+	imp     *importer.Importer
+	closers []func()
 }
 
 func (d *direct) Mint(ctx context.Context, req admin.MintRequest) (admin.Minted, error) {
@@ -908,7 +996,12 @@ func (d *direct) VerifyLedger(ctx context.Context, tenant, matter string) (ledge
 	return rep, err
 }
 
-func (d *direct) Close() error { return d.st.Close() }
+func (d *direct) Close() error {
+	for _, c := range d.closers {
+		c()
+	}
+	return d.st.Close()
+}
 
 // remote operates through the running dev server's admin endpoint.
 type remote struct {

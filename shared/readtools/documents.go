@@ -16,7 +16,7 @@ import (
 type ListDocumentsInput struct {
 	CaseInput
 	// Kind's enum is records.DocumentKinds (a test holds them equal).
-	Kind string `json:"kind,omitempty" jsonschema:"Only documents of this kind." schema:"enum=agency_complaint|agency_report|answer|bill_of_lading|brief|complaint|contract|data_report|declaration|deposition_transcript|discovery_response|email|estimate|exhibit|expert_analysis|expert_report|field_report|invoice|letter|log|memo|minutes|motion|notice|order|other|payroll_record|performance_review|personnel_record|photograph|specification|subpoena"`
+	Kind string `json:"kind,omitempty" jsonschema:"Only documents of this kind." schema:"enum=agency_complaint|agency_report|answer|bill_of_lading|brief|complaint|contract|data_report|declaration|deposition_transcript|discovery_response|email|estimate|exhibit|expert_analysis|expert_report|field_report|invoice|letter|log|memo|minutes|motion|notice|order|other|payroll_record|performance_review|personnel_record|photograph|specification|subpoena|upload"`
 	tools.Paging
 }
 
