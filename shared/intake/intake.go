@@ -245,7 +245,7 @@ func Rows(u uploads.Upload, res *extract.Result, objectKey string, now time.Time
 	doc := records.Document{ID: id, Matter: u.Matter, Title: Title(u.Filename), Kind: Kind,
 		Privilege: records.PrivilegePrivileged, CurrentVersion: 1, PageCount: pages, SHA256: u.SHA256,
 		ReviewState: records.ReviewPending, SourceUpload: u.ID, SourceCredential: u.CredentialID,
-		CreatedAt: now, UpdatedAt: now}
+		TextState: records.TextState(res.TextState), TextReason: res.Reason, CreatedAt: now, UpdatedAt: now}
 	ver := records.Version{DocumentID: id, Matter: u.Matter, Number: 1, SHA256: u.SHA256, PageCount: pages,
 		SizeBytes: u.Size, MediaType: res.MediaType, Filename: u.Filename, ObjectKey: objectKey,
 		TextState: records.TextState(res.TextState), TextReason: res.Reason, ReviewState: records.ReviewPending,

@@ -73,6 +73,7 @@ func (rt *readTools) listDocuments(ctx context.Context, c *tools.Call, in ListDo
 	}
 	out := ListDocumentsOutput{Listing: listRows(b, "documents", kept, err, in.Paging,
 		func(d records.Document) (DocumentItem, attest.Item, time.Time) {
+			textNotes(b, d)
 			it := documentItem(c, d)
 			return it, it.Item, d.UpdatedAt
 		})}
@@ -154,6 +155,7 @@ func (rt *readTools) getDocument(ctx context.Context, c *tools.Call, in GetDocum
 	out := GetDocumentOutput{Document: documentItem(c, d)}
 	b.Row(out.Document.ProvenanceIDs[0], d.UpdatedAt)
 	b.Add(out.Document.Item)
+	textNotes(b, d)
 
 	versions, err := rt.repo.Versions(ctx, c.Who.Tenant, c.Matter.ID, d.ID)
 	if err != nil {
@@ -248,6 +250,7 @@ func (rt *readTools) searchInDocument(ctx context.Context, c *tools.Call, in Sea
 	matterRow(b, c)
 	out := SearchInDocumentOutput{Document: documentItem(c, d)}
 	b.Row(out.Document.ProvenanceIDs[0], d.UpdatedAt)
+	textNotes(b, d)
 	chunks, err := rt.allChunks(ctx, c, d.ID, d.CurrentVersion)
 	var hits []records.Chunk
 	for _, ch := range chunks {

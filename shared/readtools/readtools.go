@@ -146,6 +146,28 @@ func urn(c *tools.Call, kind, id string) string {
 	return attest.URN(c.Credential.Tenant, kind, id)
 }
 
+// textNotes adds, once per document, a note saying how much of an
+// uploaded document's text its chunks hold (issue 18 §4: the text state
+// intake recorded, and why not all), so a reader is told when a search of
+// it cannot be exhaustive. Documents of the record as imported have none.
+func textNotes(b *attest.Builder, docs ...records.Document) {
+	seen := map[string]bool{}
+	for _, d := range docs {
+		if d.TextState == "" || seen[d.ID] {
+			continue
+		}
+		seen[d.ID] = true
+		switch d.TextState {
+		case records.TextComplete:
+			b.Note(fmt.Sprintf("Document %s v%d: its text is complete (every page read).", d.ID, d.CurrentVersion))
+		case records.TextPartial:
+			b.Note(fmt.Sprintf("Document %s v%d: its text is partial (%s); passages past that are missing, not absent.", d.ID, d.CurrentVersion, d.TextReason))
+		default:
+			b.Note(fmt.Sprintf("Document %s v%d: its text is unavailable (%s); it has no passages to find.", d.ID, d.CurrentVersion, d.TextReason))
+		}
+	}
+}
+
 func clientSafeNote(b *attest.Builder, c *tools.Call) {
 	if c.ClientSafe() {
 		b.Note(withheldNote)

@@ -137,13 +137,16 @@ func (rt *readTools) searchDocuments(ctx context.Context, c *tools.Call, in Sear
 	}
 	page, block := tools.Paginate(ranked, in.Paging, tools.MaxLimit, true)
 	results := make([]SearchHit, len(page))
+	var docs []records.Document
 	for i, cd := range page {
 		results[i] = SearchHit{CaseID: cd.matter.ID, DocumentTitle: cd.doc.Title,
 			Score: math.Round(cd.score*1000) / 1000, Passage: passage(c, cd.doc, cd.chunk)}
 		b.Row(urn(c, "document", cd.doc.ID), cd.doc.UpdatedAt)
+		docs = append(docs, cd.doc)
 		b.Row(results[i].ProvenanceIDs[0], cd.chunk.UpdatedAt)
 		b.Add(results[i].Item)
 	}
+	textNotes(b, docs...)
 	out.Results, out.Page = &results, &block
 	out.ResultsReadState = attest.ReadStateOf(len(ranked), nil)
 	out.Envelope = b.Envelope()

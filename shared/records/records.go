@@ -249,8 +249,14 @@ type Document struct {
 	// SourceUpload and SourceCredential are the upload intake made the
 	// document of and the credential that deposited it (an import's is
 	// "import:<principal>"); empty for the record as imported.
-	SourceUpload     string    `json:"source_upload,omitempty"`
-	SourceCredential string    `json:"source_credential,omitempty"`
+	SourceUpload     string `json:"source_upload,omitempty"`
+	SourceCredential string `json:"source_credential,omitempty"`
+	// TextState and TextReason are the current version's
+	// (Version.TextState), copied so an answer naming the document can
+	// say how much of its text the chunks hold without reading the
+	// version; "" for the record as imported.
+	TextState  TextState `json:"text_state,omitempty"`
+	TextReason string    `json:"text_reason,omitempty"`
 	CreatedAt        time.Time `json:"created_at"`
 	UpdatedAt        time.Time `json:"updated_at"`
 }
