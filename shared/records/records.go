@@ -257,8 +257,8 @@ type Document struct {
 	// version; "" for the record as imported.
 	TextState  TextState `json:"text_state,omitempty"`
 	TextReason string    `json:"text_reason,omitempty"`
-	CreatedAt        time.Time `json:"created_at"`
-	UpdatedAt        time.Time `json:"updated_at"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
 }
 
 // ReviewState is a document's privilege-review state.
