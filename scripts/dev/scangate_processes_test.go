@@ -33,6 +33,7 @@ var minimalPDF = []byte("%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> end
 type devLane struct {
 	url, key, credID, sid string
 	ctl                   func(args ...string) (string, string)
+	data, ctlBin          string
 }
 
 func startDevLane(t testing.TB, devBin, ctlBin string, args ...string) *devLane {
@@ -47,7 +48,7 @@ func startDevLane(t testing.TB, devBin, ctlBin string, args ...string) *devLane 
 	if len(id) != 2 {
 		t.Fatalf("keys mint said %q / %q", out, notes)
 	}
-	l := &devLane{url: url, key: strings.TrimSpace(out), credID: id[1], ctl: ctl}
+	l := &devLane{url: url, key: strings.TrimSpace(out), credID: id[1], ctl: ctl, data: data, ctlBin: ctlBin}
 	l.sid = initSession(t, url, l.key)
 	return l
 }

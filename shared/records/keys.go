@@ -93,3 +93,12 @@ func pad(n, width int) string              { return fmt.Sprintf("%0*d", width, n
 func seedKey(tenant, digest string) store.Key {
 	return store.Key{PK: TenantPK(tenant), SK: skSeed + digest}
 }
+
+// The sort-key prefixes of a matter partition's documents, versions and a
+// version's chunks, for the readers of rows the Repo does not serve
+// (privilege review lists pending documents and rewrites their chunks;
+// import finds a digest among every version): query the MatterPK with
+// them.
+func DocumentRowsPrefix() string               { return skDocument }
+func VersionRowsPrefix() string                { return skVersion }
+func ChunkRowsPrefix(doc string, v int) string { return chunkPrefix(doc, v) }

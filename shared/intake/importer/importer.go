@@ -197,7 +197,7 @@ func textState(ctx context.Context, st store.Store, u uploads.Upload) (records.T
 // SHA-256 digest (lowercase hex), of any review state, from one query of
 // the matter's version rows.
 func VersionOf(ctx context.Context, st store.Store, tenant, matter, digest string) (string, bool, error) {
-	q := store.Query{PK: records.MatterPK(tenant, matter), SK: store.SortKeyCondition{Prefix: "DOCV#"}, Limit: store.MaxQueryLimit}
+	q := store.Query{PK: records.MatterPK(tenant, matter), SK: store.SortKeyCondition{Prefix: records.VersionRowsPrefix()}, Limit: store.MaxQueryLimit}
 	for {
 		p, err := st.Query(ctx, q)
 		if err != nil {

@@ -91,7 +91,7 @@ func ListPending(ctx context.Context, st store.Store, tenant, matter string) ([]
 		return nil, err
 	}
 	var docs []records.Document
-	q := store.Query{PK: records.MatterPK(tenant, matter), SK: store.SortKeyCondition{Prefix: "DOC#"}, Limit: store.MaxQueryLimit}
+	q := store.Query{PK: records.MatterPK(tenant, matter), SK: store.SortKeyCondition{Prefix: records.DocumentRowsPrefix()}, Limit: store.MaxQueryLimit}
 	for {
 		p, err := st.Query(ctx, q)
 		if err != nil {
@@ -329,8 +329,7 @@ func reviewWord(s records.ReviewState) string {
 // and review_state reviewed, in transactions of store.MaxTransactItems,
 // each row held to the version read; it returns how many it found.
 func reviewChunks(ctx context.Context, st store.Store, tenant string, d records.Document, p records.Privilege, now time.Time) (int, error) {
-	prefix := records.ChunkKey(tenant, d.Matter, d.ID, d.CurrentVersion, 1).SK
-	prefix = prefix[:len(prefix)-5] // CHUNK#<doc>#<vvvv>#
+	prefix := records.ChunkRowsPrefix(d.ID, d.CurrentVersion)
 	q := store.Query{PK: records.MatterPK(tenant, d.Matter), SK: store.SortKeyCondition{Prefix: prefix}, Limit: store.MaxQueryLimit}
 	n := 0
 	for {
