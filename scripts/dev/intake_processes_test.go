@@ -40,11 +40,29 @@ func (l *devLane) settled(t testing.TB, uploadID string, timeout time.Duration) 
 	}
 }
 
+// reader is a session of a key of the demo attorney that reads documents
+// (the lane's key holds read and write, not docs:read).
+type reader struct{ url, key, sid string }
+
+func (l *devLane) reader(t testing.TB) reader {
+	t.Helper()
+	out, _ := l.ctl("keys", "mint", "--owner", seed.DemoAttorney, "--scopes", "read docs:read", "--label", "reader",
+		"--rate-read", "100000", "--rate-expensive", "100000")
+	key := strings.TrimSpace(out)
+	return reader{url: l.url, key: key, sid: initSession(t, l.url, key)}
+}
+
+func (r reader) call(t testing.TB, tool string, args map[string]any) map[string]any {
+	t.Helper()
+	_, _, msg := mcpPost(t, r.url, r.key, r.sid, toolCall(tool, args))
+	return msg
+}
+
 // search is search_documents on Alvarez: its hits' document ids and
 // page_starts.
-func (l *devLane) search(t testing.TB, query string) (docs []string, pages []float64) {
+func (r reader) search(t testing.TB, query string) (docs []string, pages []float64) {
 	t.Helper()
-	_, _, msg := mcpPost(t, l.url, l.key, l.sid, toolCall("search_documents", map[string]any{"query": query, "case_id": seed.Alvarez}))
+	msg := r.call(t, "search_documents", map[string]any{"query": query, "case_id": seed.Alvarez})
 	hits, _ := structured(t, msg)["results"].([]any)
 	for _, h := range hits {
 		m := h.(map[string]any)
@@ -63,11 +81,17 @@ func TestTheDevServersIntakeTakesAnUploadIntoReviewAndSearchFindsItsPageOnceRevi
 	if got := l.settled(t, id, 2*time.Minute); got != string(uploads.StateInReview) {
 		t.Fatalf("the three-page PDF is %s, want in_review", got)
 	}
-	phrase := intaketest.ThreePagePhrases[1]
-	if docs, _ := l.search(t, phrase); len(docs) != 0 {
+	// Words of page 2's phrase that no seeded document holds (search ranks
+	// passages matching any word).
+	phrase := "periwinkle scaffolding"
+	if !strings.Contains(intaketest.ThreePagePhrases[1], phrase) {
+		t.Fatal("the phrase is not page 2's")
+	}
+	r := l.reader(t)
+	if docs, _ := r.search(t, phrase); len(docs) != 0 {
 		t.Fatalf("search_documents finds the pending document: %v", docs)
 	}
-	_, _, msg := mcpPost(t, l.url, l.key, l.sid, toolCall("list_documents", map[string]any{"case_id": seed.Alvarez, "limit": 100}))
+	msg := r.call(t, "list_documents", map[string]any{"case_id": seed.Alvarez, "limit": 100})
 	if listed := structured(t, msg); strings.Contains(strings.Join(strings.Fields(toJSON(t, listed)), ""), "d_up_") {
 		t.Fatalf("list_documents lists the pending document")
 	}
@@ -77,7 +101,7 @@ func TestTheDevServersIntakeTakesAnUploadIntoReviewAndSearchFindsItsPageOnceRevi
 		t.Fatalf("custodyctl documents pending:\n%s\nwant the PDF, its text complete", out)
 	}
 	doc := m[1]
-	_, _, msg = mcpPost(t, l.url, l.key, l.sid, toolCall("get_document", map[string]any{"case_id": seed.Alvarez, "document_id": doc}))
+	msg = r.call(t, "get_document", map[string]any{"case_id": seed.Alvarez, "document_id": doc})
 	if e, _ := structured(t, msg)["error"].(map[string]any); e["class"] != "NOT_FOUND" {
 		t.Fatalf("get_document of the pending document = %v, want NOT_FOUND", structured(t, msg))
 	}
@@ -85,11 +109,11 @@ func TestTheDevServersIntakeTakesAnUploadIntoReviewAndSearchFindsItsPageOnceRevi
 	if !strings.Contains(out, "reviewed "+doc) || !strings.Contains(out, "3 chunks") {
 		t.Fatalf("custodyctl documents review said %q", out)
 	}
-	docs, pages := l.search(t, phrase)
+	docs, pages := r.search(t, phrase)
 	if len(docs) != 1 || docs[0] != doc || pages[0] != 2 {
 		t.Fatalf("search_documents for page 2's phrase = %v pages %v, want %s page_start 2", docs, pages, doc)
 	}
-	_, _, msg = mcpPost(t, l.url, l.key, l.sid, toolCall("search_in_document", map[string]any{"case_id": seed.Alvarez, "document_id": doc, "query": "lodestone ledger"}))
+	msg = r.call(t, "search_in_document", map[string]any{"case_id": seed.Alvarez, "document_id": doc, "query": "lodestone ledger"})
 	res, _ := structured(t, msg)["results"].([]any)
 	if len(res) != 1 || res[0].(map[string]any)["page_start"] != float64(3) {
 		t.Errorf("search_in_document for page 3's phrase = %v", res)
