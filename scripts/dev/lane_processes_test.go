@@ -243,17 +243,18 @@ func TestAnUploadBegunBeforeARestartAnswersBeginAgain(t *testing.T) {
 	// The scan gate judges it from the copy's event, asynchronously.
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
 		_, _, msg := mcpPost(t, url, key, sid, toolCall("get_upload_status", map[string]any{"upload_id": fresh}))
-		if structured(t, msg)["state"] != "scan_pending" || time.Now().After(deadline) {
-			break
+		if st := structured(t, msg)["state"]; (st != "scan_pending" && st != "clean") || time.Now().After(deadline) {
+			break // judged clean and taken into review (issue 18's intake)
 		}
 	}
 	url = restart()
 	sid = initSession(t, url, key)
 	_, _, msg = mcpPost(t, url, key, sid, toolCall("get_upload_status", map[string]any{"upload_id": fresh}))
-	// The scan gate judged it (the signature engine: clean) before the
-	// restart; the row and the object both outlive the restart.
-	if st := structured(t, msg); st["state"] != "clean" {
-		t.Errorf("after another restart the finished upload = %v, want clean", st["state"])
+	// The scan gate judged it (the signature engine: clean) and intake
+	// took it into review before the restart; the row and the object both
+	// outlive the restart.
+	if st := structured(t, msg); st["state"] != "in_review" {
+		t.Errorf("after another restart the finished upload = %v, want in_review", st["state"])
 	}
 	id, _ := uploads.ParseUploadID(fresh)
 	if _, err := os.Stat(datadir.Dir(data).Path("blobs/buckets/custody-staging/verified/" + string(id))); err != nil {
