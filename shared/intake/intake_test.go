@@ -51,7 +51,7 @@ var (
 	extErr  error
 )
 
-func extractor(t *testing.T) *extract.Extractor {
+func extractor(t testing.TB) *extract.Extractor {
 	t.Helper()
 	extOnce.Do(func() { ext, extErr = extract.New(nil) })
 	if extErr != nil {
@@ -72,7 +72,7 @@ type env struct {
 	dep    uploadstest.Depositor
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	c := &clock{now: epoch}
 	fs, err := filestore.Open(filepath.Join(t.TempDir(), "custody.db"), filestore.Options{Now: c.Now})
@@ -112,14 +112,14 @@ func newEnv(t *testing.T) *env {
 		dep: uploadstest.Depositor{Lane: lane, Store: st, Credential: cred, Admin: seed.DemoAdmin, Now: c.Now}}
 }
 
-func (e *env) deposit(t *testing.T, filename string, body []byte) uploads.Upload {
+func (e *env) deposit(t testing.TB, filename string, body []byte) uploads.Upload {
 	t.Helper()
 	return e.dep.Deposit(t, seed.Alvarez, filename, body)
 }
 
 // deliver hands the gate the S3 event of u's verified/ object, as Lambda
 // would (decoded from JSON).
-func (e *env) deliver(t *testing.T, u uploads.Upload) (gate.Outcome, error) {
+func (e *env) deliver(t testing.TB, u uploads.Upload) (gate.Outcome, error) {
 	t.Helper()
 	raw, err := json.Marshal(s3event.ObjectCreated("Copy", "us-east-1", s3local.Buckets.Staging, blob.Verified(u.Object).Key, 1, "etag", epoch))
 	if err != nil {
@@ -136,7 +136,7 @@ func (e *env) deliver(t *testing.T, u uploads.Upload) (gate.Outcome, error) {
 	return out[0], err
 }
 
-func (e *env) upload(t *testing.T, id string) uploads.Upload {
+func (e *env) upload(t testing.TB, id string) uploads.Upload {
 	t.Helper()
 	it, err := e.store.Unwrap().Get(context.Background(), uploads.UploadKey(id))
 	if err != nil {
