@@ -432,3 +432,30 @@ func TestTheIntakeDutyResumesAnIntakeWhoseClaimLapsed(t *testing.T) {
 		t.Errorf("a later sweep = %v, %v; want nothing (in_review left the index)", rep, err)
 	}
 }
+
+// A damaged PDF (its cross-reference table and trailer cut off) is taken
+// in with its text partial or unavailable and the reason said, and the
+// gate goes on to serve the next event.
+func TestADamagedPDFIsTakenInWithItsReasonAndTheNextUploadFollows(t *testing.T) {
+	e := newEnv(t)
+	pdf := intaketest.ThreePages(t)
+	cut := pdf[:bytes.LastIndex(pdf, []byte("xref"))]
+	bad := e.deposit(t, "damaged.pdf", cut)
+	if out, err := e.deliver(t, bad); err != nil || out.Action != gate.Decided {
+		t.Fatalf("the damaged PDF's delivery = %+v, %v", out, err)
+	}
+	var v records.Version
+	if !e.raw(t, records.VersionKey(seed.DemoTenant, seed.Alvarez, intake.DocumentID(bad), 1), &v) {
+		t.Fatal("the damaged PDF made no document")
+	}
+	if v.TextState == records.TextComplete || v.TextReason == "" {
+		t.Errorf("the damaged PDF's text is %s %q, want partial or unavailable with a reason", v.TextState, v.TextReason)
+	}
+	good := e.deposit(t, "next.pdf", intaketest.PDF(t, []string{"The next file."}))
+	if _, err := e.deliver(t, good); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.upload(t, good.ID); got.State != uploads.StateInReview {
+		t.Errorf("the next upload is %s, want in_review", got.State)
+	}
+}
