@@ -173,7 +173,7 @@ type Config struct {
 	// HeldStream offers the held GET /mcp stream (GET_STREAM; off by
 	// default: a held stream is a held Lambda).
 	HeldStream bool
-	LogLevel       slog.Level
+	LogLevel   slog.Level
 	// StagingBucket and RecordBucket name the upload lane's buckets; both
 	// "" when the lane is off.
 	StagingBucket, RecordBucket string
