@@ -34,6 +34,11 @@ const (
 	// MaxReviewSet is how many pending proposals the link's page shows: the
 	// bound one first, then up to 24 others of the owner's credentials.
 	MaxReviewSet = 25
+	// RowGrace is how long a binding row outlives its proposal's expiry in
+	// the engine, so the sweeper's expiry — which comes after it — still
+	// finds the binding to complete; the link itself stops at the expiry
+	// (Binding.OpenableBy), as a task's rows expire a day after its ttl.
+	RowGrace = 24 * time.Hour
 	// IDPrefix starts every elicitation id: "eli_" + 32 hex characters.
 	IDPrefix = "eli_"
 	// Message is the elicitation's fixed text: it names no user, key,
@@ -124,14 +129,16 @@ const (
 	attrSession    = "session_id"
 	attrRequest    = "jsonrpc_id"
 	attrState      = "state"
+	attrExpires    = "proposal_expires_at" // epoch seconds
 )
 
 // Item is the binding row as filed: state sent, expiring with its
-// proposal.
+// proposal (the engine keeps the row RowGrace longer).
 func (b *Binding) Item() store.Item {
 	k := Key(b.ID)
-	return store.Item{PK: k.PK, SK: k.SK, Version: 1, ExpiresAt: b.ExpiresAt.Unix(), Attrs: map[string]any{
-		attrTenant: b.Tenant, attrOwner: b.Owner, attrCredential: b.CredentialID, attrApproval: b.ApprovalID,
+	return store.Item{PK: k.PK, SK: k.SK, Version: 1, ExpiresAt: b.ExpiresAt.Add(RowGrace).Unix(), Attrs: map[string]any{
+		attrExpires: b.ExpiresAt.Unix(),
+		attrTenant:  b.Tenant, attrOwner: b.Owner, attrCredential: b.CredentialID, attrApproval: b.ApprovalID,
 		attrCase: b.CaseID, attrSession: b.SessionID, attrRequest: b.RequestID, attrState: string(StateSent),
 	}}
 }
@@ -141,7 +148,7 @@ func Decode(id string, it store.Item) *Binding {
 	return &Binding{ID: id, Tenant: it.String(attrTenant), Owner: it.String(attrOwner),
 		CredentialID: it.String(attrCredential), ApprovalID: it.String(attrApproval), CaseID: it.String(attrCase),
 		SessionID: it.String(attrSession), RequestID: it.String(attrRequest), State: State(it.String(attrState)),
-		ExpiresAt: time.Unix(it.ExpiresAt, 0).UTC(), Version: it.Version}
+		ExpiresAt: time.Unix(it.Int(attrExpires), 0).UTC(), Version: it.Version}
 }
 
 // OpenableBy reports whether the link opens for principal of tenant at
