@@ -420,7 +420,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	// Pending proposals past their expiry end by the sweeper (issue 13);
 	// unspent grants past theirs are listed expired (issue 17).
-	out.Duties = append(out.Duties, proposals.NewExpiry(cfg.Store, 0).WithHooks(handoffCompletion), &uploads.GrantExpiryDuty{Store: cfg.Store})
+	out.Duties = append(out.Duties, proposals.NewExpiry(cfg.Store, 0).WithHooks(handoffCompletion()), &uploads.GrantExpiryDuty{Store: cfg.Store})
 	if svc != nil {
 		out.Duties = append(out.Duties, svc.Duties()...)
 		if cfg.TaskDeadLetter != nil {
@@ -433,7 +433,7 @@ func New(cfg Config) (*Server, error) {
 // handoffCompletion is the hand-off's part of every transaction that ends a
 // proposal: the binding to completed and notifications/elicitation/complete
 // in the initiating session's outbox (package handoff).
-var handoffCompletion = &handoff.Completion{Outbox: mcp.OutboxOp}
+func handoffCompletion() *handoff.Completion { return &handoff.Completion{Outbox: mcp.OutboxOp} }
 
 // handoffHook joins the hand-off's completion to the approval page's
 // decisions (approvals.DecisionHook; the page imports neither shared/mcp
@@ -466,7 +466,7 @@ func approvalPage(cfg Config, repo *records.Repo) (*approvals.Page, error) {
 		AuditRetention: cfg.AuditRetention, Logger: cfg.Logger, Now: cfg.Now,
 		// A decision completes the proposal's hand-off in its own
 		// transaction (issue 15, item 6).
-		Hooks: []approvals.DecisionHook{handoffHook{handoffCompletion}}}
+		Hooks: []approvals.DecisionHook{handoffHook{handoffCompletion()}}}
 	if cfg.OIDC != nil {
 		if cfg.OAuth == nil {
 			return nil, errors.New("server: OIDC sign-in needs the OAuth issuer (OAUTH_ISSUER)")
