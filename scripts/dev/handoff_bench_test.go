@@ -66,7 +66,7 @@ func BenchmarkHandOffElicitation(b *testing.B) {
 		for range 200 {
 			n++
 			call := toolCall("propose_action", map[string]any{"case_id": seed.Meridian, "action": "create_deadline",
-				"args": map[string]any{"title": fmt.Sprint("Bench ", n), "due_date": "2027-03-01", "kind": "filing"},
+				"args":   map[string]any{"title": fmt.Sprint("Bench ", n), "due_date": "2027-03-01", "kind": "filing"},
 				"reason": "Bench.", "idempotency_key": fmt.Sprint("bench-", n)})
 			hr, _ := http.NewRequest(http.MethodPost, mcpURL, bytes.NewReader([]byte(call)))
 			for k, v := range headers {

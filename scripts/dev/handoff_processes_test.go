@@ -53,7 +53,7 @@ func TestHandOffAcrossTwoProcesses(t *testing.T) {
 	defer get.Close()
 
 	call := toolCall("propose_action", map[string]any{"case_id": seed.Alvarez, "action": "create_deadline",
-		"args": map[string]any{"title": "Handed off", "due_date": "2027-03-01", "kind": "filing"},
+		"args":   map[string]any{"title": "Handed off", "due_date": "2027-03-01", "kind": "filing"},
 		"reason": "Across processes.", "idempotency_key": "handoff-1"})
 	es := servertest.OpenStream(t, http.MethodPost, urlA, []byte(call), headers...)
 	elicit := es.NextMessage(t)
