@@ -414,6 +414,14 @@ func TestTheLinkOpensForItsOwnerOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The owner check reads no proposal row: with every read of the firm's
+	// matter partitions failing, the refusal is still the 403, not a 503.
+	para := signIn(t, env, seed.DemoTenant, seed.DemoParalegal)
+	env.Faulty.Add(storetest.Rule{Key: storetest.Prefix(keyspace.MatterPK(seed.DemoTenant, ""), ""), Err: store.ErrUnavailable})
+	if r := para.do(t, http.MethodGet, link, nil); r.Status != http.StatusForbidden {
+		t.Errorf("another principal, with the matters unreadable: %d, want 403 before any proposal row is read", r.Status)
+	}
+	env.Faulty.Reset()
 	forbidden := ""
 	for _, who := range []*browser{signIn(t, env, seed.DemoTenant, seed.DemoParalegal), signIn(t, env, seed.OtherTenant, seed.OtherPrincipal)} {
 		r := who.do(t, http.MethodGet, link, nil)
@@ -434,8 +442,8 @@ func TestTheLinkOpensForItsOwnerOnly(t *testing.T) {
 	if r := signIn(t, env, seed.DemoTenant, seed.DemoParalegal).do(t, http.MethodGet, "/approvals/h/"+handoff.NewID(), nil); r.Status != http.StatusForbidden || r.Body != forbidden {
 		t.Errorf("an unknown id: %d, want the same 403", r.Status)
 	}
-	if n := countAudit(t, env, seed.DemoTenant, "approvals/handoff"); n != 2 {
-		t.Errorf("%d audited refusals of the link in the firm, want 2", n)
+	if n := countAudit(t, env, seed.DemoTenant, "approvals/handoff"); n != 3 {
+		t.Errorf("%d audited refusals of the link in the firm, want 3", n)
 	}
 	if n := countAudit(t, env, seed.OtherTenant, "approvals/handoff"); n != 1 {
 		t.Errorf("%d audited refusals of the link in the other firm, want 1", n)

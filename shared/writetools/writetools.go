@@ -25,7 +25,8 @@
 //
 // Round trips on DynamoDB (reads + writes; shared/server/ondynamo pins
 // them): add_case_note first 2+1, replay and CONFLICT 2+1, lost race 3+2;
-// propose_action filed 3+1, replay 3+1, BACKPRESSURE 2+1 (2+2 when lost by
+// propose_action filed 3+1 (with a URL-mode hand-off too: its binding and
+// parked answer row join the one transaction, issue 15), replay 3+1, BACKPRESSURE 2+1 (2+2 when lost by
 // race), AUTONOMY_DENIED 2+1; list_my_proposals 3+1; list_actions 2+1.
 package writetools
 

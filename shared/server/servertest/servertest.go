@@ -311,6 +311,10 @@ func DoURL(t testing.TB, url, method string, body []byte, headers ...string) *Re
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	for _, h := range headers {
 		name, value, _ := strings.Cut(h, ":")
+		if http.CanonicalHeaderKey(strings.TrimSpace(name)) == "Host" {
+			req.Host = strings.TrimSpace(value) // net/http sends req.Host, never Header["Host"]
+			continue
+		}
 		req.Header[http.CanonicalHeaderKey(strings.TrimSpace(name))] = []string{strings.TrimSpace(value)}
 	}
 	resp, err := http.DefaultClient.Do(req)
