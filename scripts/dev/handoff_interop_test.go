@@ -127,4 +127,3 @@ func TestHandOffWithTheTypeScriptSDKAndChromium(t *testing.T) {
 		t.Errorf("completed %s, want the hand-off of %s", done, link)
 	}
 }
-
