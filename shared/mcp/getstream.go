@@ -101,7 +101,7 @@ func (s *Server) serveGETStream(x *exchange, token string) {
 	out := newStream(x.w, true)
 	ctx := x.r.Context()
 	cred := x.adm.Credential
-	if err := out.send(nil); err != nil { // the priming event alone
+	if err := out.start(); err != nil { // the priming event alone
 		return
 	}
 	poll := time.NewTicker(s.opts.StreamPoll)
