@@ -200,8 +200,10 @@ func TestTemplateScanGateFunction(t *testing.T) {
 	if diff := cmp.Diff(read, set); diff != "" {
 		t.Errorf("variables functions/scangate/config.go reads (-) vs ScanGateFunction sets (+):\n%s", diff)
 	}
-	if fn["Events"] != nil {
-		t.Errorf("ScanGateFunction Events = %v, want none: its rule is ScanResultRule", fn["Events"])
+	// Its scan results come by ScanResultRule; its one event source of its
+	// own is the intake sweep's schedule.
+	if evs := asMap(fn["Events"]); len(evs) != 1 || asMap(evs["IntakeSweep"])["Type"] != "Schedule" {
+		t.Errorf("ScanGateFunction Events = %v, want only the IntakeSweep schedule: its scan results come by ScanResultRule", fn["Events"])
 	}
 
 	rule := asMap(tpl.Resources["ScanResultRule"]["Properties"])

@@ -40,6 +40,9 @@ var sampleCases = map[string]sampleCase{
 	"guardduty-no-threats.json":    {EngineGuardDuty, "3f9a1c7e5b2d4e6f8a0b1c2d3e4f5a6b", memo, uploads.StateInReview},
 	"guardduty-threats-found.json": {EngineGuardDuty, "a1b2c3d4e5f60718293a4b5c6d7e8f90", memo, uploads.StateInfected},
 	"guardduty-unsupported.json":   {EngineGuardDuty, "0f1e2d3c4b5a69788796a5b4c3d2e1f0", memo, uploads.StateScanFailed},
+	// The function's schedule: a pass of the intake duty, which leaves an
+	// upload still waiting for its verdict alone.
+	"schedule-intake-sweep.json": {EngineSignature, "", memo, uploads.StateScanPending},
 }
 
 // Every sample is in kebab-case, has its case above, and decodes as

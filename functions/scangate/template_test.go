@@ -17,7 +17,8 @@ import (
 // more: read and conditionally write the table (intake's chunk rows and
 // its one transaction of document, version and upload), the verified and
 // quarantined objects of the staging bucket, the record bucket's obj/
-// (intake's copy and its read back), and its on-failure queue.
+// (intake's copy and its read back), the sweeper index (its intake sweep),
+// and its on-failure queue; and its schedule runs that sweep.
 func TestTemplateScanGateFunctionHasIntakesPermissions(t *testing.T) {
 	tpl, err := cfn.Load(filepath.Join("..", "..", "template.yaml"))
 	if err != nil {
@@ -43,9 +44,14 @@ func TestTemplateScanGateFunctionHasIntakesPermissions(t *testing.T) {
 		fmt.Sprint(cfn.Sub("${StagingBucket.Arn}/quarantine/*")): {"s3:GetObject", "s3:GetObjectTagging", "s3:PutObject", "s3:PutObjectTagging"},
 		fmt.Sprint(cfn.Sub("${RecordBucket.Arn}/obj/*")):         {"s3:GetObject", "s3:PutObject", "s3:PutObjectTagging"},
 		fmt.Sprint(cfn.GetAtt("ScanGateFailureQueue", "Arn")):    {"sqs:SendMessage"},
+		fmt.Sprint(cfn.Sub("${Table.Arn}/index/GSI1")):           {"dynamodb:Query"},
 	}
 	if diff := cmp.Diff(want, granted); diff != "" {
 		t.Errorf("ScanGateFunction's permissions by resource (-want +got):\n%s", diff)
+	}
+	sweep := cfn.Map(cfn.Map(tpl.Props("ScanGateFunction")["Events"])["IntakeSweep"])
+	if sweep["Type"] != "Schedule" || cfn.Map(sweep["Properties"])["Schedule"] != "rate(5 minutes)" {
+		t.Errorf("ScanGateFunction's IntakeSweep = %v, want a Schedule of rate(5 minutes)", sweep)
 	}
 }
 

@@ -459,3 +459,31 @@ func TestADamagedPDFIsTakenInWithItsReasonAndTheNextUploadFollows(t *testing.T) 
 		t.Errorf("the next upload is %s, want in_review", got.State)
 	}
 }
+
+// On AWS the intake duty runs in the scan gate's own function, on its
+// schedule: a "Scheduled Event" through Handle resumes an intake whose
+// claim lapsed, as the dev server's sweeper does.
+func TestTheGatesScheduleResumesAnIntakeWhoseClaimLapsed(t *testing.T) {
+	e := newEnv(t)
+	u := e.deposit(t, "memo.txt", []byte("The periwinkle scaffolding buckled.\n"))
+	e.store.Add(storetest.Rule{Method: storetest.MethodTransact, Key: storetest.Prefix("UPLOAD#", ""), Nth: 1, Err: store.ErrUnavailable})
+	e.store.Add(storetest.Rule{Method: storetest.MethodUpdate, Key: storetest.Prefix("UPLOAD#", ""), Nth: 2, Err: store.ErrUnavailable})
+	if _, err := e.deliver(t, u); err == nil {
+		t.Fatal("the delivery succeeded")
+	}
+	scheduled := []byte(`{"version":"0","id":"5b3f2c1e","detail-type":"Scheduled Event","source":"aws.events",` +
+		`"account":"111122223333","time":"2026-12-01T10:05:00Z","region":"eu-west-1","resources":[],"detail":{}}`)
+	if err := e.gate.Handle(context.Background(), scheduled); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.upload(t, u.ID); got.State != uploads.StateClean {
+		t.Fatalf("upload after a pass while the claim lives = %s, want clean", got.State)
+	}
+	e.clock.Advance(uploads.IntakeClaimTTL + time.Second)
+	if err := e.gate.Handle(context.Background(), scheduled); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.upload(t, u.ID); got.State != uploads.StateInReview || got.DocumentID != intake.DocumentID(u) {
+		t.Errorf("upload after the scheduled pass = %s naming %q, want in_review", got.State, got.DocumentID)
+	}
+}

@@ -212,9 +212,15 @@ type Outcome struct {
 
 func ignored(upload, why string) Outcome { return Outcome{Upload: upload, Action: Ignored, Why: why} }
 
-// Handle is the Lambda handler (functions/scangate): raw is an S3 event or
-// an EventBridge event, decoded here from JSON so that S3 keys are read
-// URL-decoded. Any other payload is logged and ignored. It logs one
+// ScheduledEvent is the detail-type of an EventBridge schedule's event
+// (the function's intake sweep; template.yaml ScanGateFunction's
+// IntakeSweep, every 5 minutes).
+const ScheduledEvent = "Scheduled Event"
+
+// Handle is the Lambda handler (functions/scangate): raw is an S3 event, an
+// EventBridge event (a GuardDuty scan result), or the function's schedule
+// (ScheduledEvent: one pass of IntakeDuty), decoded here from JSON so that
+// S3 keys are read URL-decoded. Any other payload is logged and ignored. It logs one
 // "invocation" line with each object's outcome, and returns an error only
 // for a failure worth a retry (see the package doc).
 func (g *Gate) Handle(ctx context.Context, raw json.RawMessage) error {
@@ -241,6 +247,21 @@ func (g *Gate) Handle(ctx context.Context, raw json.RawMessage) error {
 			break
 		}
 		outcomes, err = g.HandleS3(ctx, ev)
+	case probe.DetailType == ScheduledEvent:
+		// The function's own schedule (template.yaml): resume the intakes
+		// whose delivery died after Lambda's retries (IntakeDuty). Only
+		// this function links the PDF engine, so only it can finish them.
+		// A failed pass is logged, not retried: the next pass sweeps again
+		// (and a retry's failure would land on the on-failure queue, whose
+		// depth means a lost verdict).
+		source = "aws.events:schedule"
+		rep, serr := (&IntakeDuty{Gate: g}).Sweep(ctx, g.now())
+		if serr != nil {
+			g.log.ErrorContext(ctx, "intake sweep", "err", serr.Error())
+		}
+		for action, n := range rep.Actions {
+			outcomes = append(outcomes, Outcome{Action: Finished, Why: fmt.Sprintf("%s: %d", action, n)})
+		}
 	case probe.DetailType != "":
 		source = "aws.events"
 		var ev events.CloudWatchEvent
