@@ -779,14 +779,21 @@ func TestInvariantAuditRowsEqualAuthenticatedCallsAndQueriesAreNeverStored(t *te
 }
 
 // TestInvariantAFailedAuditWriteWithholdsTheAnswer: nothing unaudited
-// leaves the server, and the refusal leaks nothing.
+// leaves the server, and the refusal leaks nothing — whether the audit row
+// goes in a transaction (list_matters: its matters' index items join it)
+// or alone as one put (get_matter, issue 19, item 6).
 func TestInvariantAFailedAuditWriteWithholdsTheAnswer(t *testing.T) {
-	env := servertest.New(t, servertest.Options{})
-	s := env.Initialize(t, servertest.Attorney, "2025-11-25")
-	env.Faulty.Add(storetest.Rule{Method: storetest.MethodTransact, Err: errors.New("disk on fire")})
-	r := s.Post(t, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_matters","arguments":{}}}`))
-	if r.Status != http.StatusServiceUnavailable || strings.Contains(string(r.Body), "m_alvarez") || strings.Contains(string(r.Body), "fire") {
-		t.Errorf("with the audit write failing: %d %s, want 503 without the answer or internals", r.Status, r.Body)
+	for _, c := range []struct{ method, tool, args, secret string }{
+		{storetest.MethodTransact, "list_matters", `{}`, "m_alvarez"},
+		{storetest.MethodPut, "get_matter", `{"case_id":"m_meridian"}`, "Meridian"},
+	} {
+		env := servertest.New(t, servertest.Options{})
+		s := env.Initialize(t, servertest.Attorney, "2025-11-25")
+		env.Faulty.Add(storetest.Rule{Method: c.method, Err: errors.New("disk on fire")})
+		r := s.Post(t, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"`+c.tool+`","arguments":`+c.args+`}}`))
+		if r.Status != http.StatusServiceUnavailable || strings.Contains(string(r.Body), c.secret) || strings.Contains(string(r.Body), "fire") {
+			t.Errorf("%s with its audit write (%s) failing: %d %s, want 503 without the answer or internals", c.tool, c.method, r.Status, r.Body)
+		}
 	}
 }
 
