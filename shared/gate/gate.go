@@ -55,7 +55,13 @@ type Gate struct {
 	frozen      map[string]bool
 	retention   time.Duration
 	leases      *ratelimit.Leases
+	// sessions keeps session rows decoded, reused only for a row read
+	// again with identical bytes (store.RowCache; issue 19, item 2).
+	sessions *store.RowCache[mcp.Session]
 }
+
+// sessionRowsKept is how many decoded session rows a Gate keeps.
+const sessionRowsKept = 4096
 
 // DefaultAuditRetention is how long audit rows are kept unless configured:
 // seven years, the span firms commonly keep client-file records (issue 8,
@@ -112,7 +118,7 @@ func New(st store.Store, opts Options) *Gate {
 	}
 	return &Gate{store: st, limits: opts.Limits, oauth: opts.OAuth, sessionTTL: opts.SessionTTL,
 		maxSessions: int64(opts.MaxSessions), slots: newSlots(opts.MaxConcurrent), frozen: opts.FrozenTenants,
-		retention: opts.AuditRetention, leases: ratelimit.NewLeases()}
+		retention: opts.AuditRetention, leases: ratelimit.NewLeases(), sessions: store.NewRowCache[mcp.Session](sessionRowsKept)}
 }
 
 // admitted is what Commit needs from Admit's read.
@@ -247,7 +253,7 @@ func (g *Gate) read(ctx context.Context, req mcp.AdmitRequest, hash string, with
 func (g *Gate) admitted(ctx context.Context, req mcp.AdmitRequest, cred *auth.Credential, k admitKeys, rows batchRows) (*mcp.Admission, error) {
 	adm := &mcp.Admission{Credential: cred}
 	if rows.session != nil {
-		sess, err := mcp.DecodeSession(*rows.session)
+		sess, err := mcp.DecodeSessionWith(g.sessions, *rows.session)
 		if err != nil {
 			return nil, fmt.Errorf("admit: %w", err)
 		}
