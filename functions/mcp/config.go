@@ -59,6 +59,11 @@ import (
 //	                        default 2555 (seven years, gate.DefaultAuditRetention).
 //	LOG_LEVEL               optional. DEBUG, INFO, WARN or ERROR; default INFO. The template
 //	                        sets it from the same parameter as LoggingConfig.ApplicationLogLevel.
+//	GET_STREAM              optional, "true" or "false" (default): offer the held GET /mcp stream
+//	                        (resource subscriptions, the hand-off's notifications/elicitation/complete,
+//	                        issue 15). A held stream is a held Lambda, so it is off unless the
+//	                        template's GetStream parameter turns it on; refused with a door that
+//	                        buffers (RESPONSE_STREAMING=false).
 //
 // The upload lane (shared/uploads, docs/contracts.md §5; all optional: empty, the lane's tools
 // and /downloads do not exist). The template sets them from its buckets, the UploadSigner role
@@ -165,7 +170,10 @@ type Config struct {
 	MaxBodyBytes   int64
 	// AuditRetention is the audit rows' TTL (0: the gate's default).
 	AuditRetention time.Duration
-	LogLevel       slog.Level
+	// HeldStream offers the held GET /mcp stream (GET_STREAM; off by
+	// default: a held stream is a held Lambda).
+	HeldStream bool
+	LogLevel   slog.Level
 	// StagingBucket and RecordBucket name the upload lane's buckets; both
 	// "" when the lane is off.
 	StagingBucket, RecordBucket string
@@ -269,6 +277,17 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		bad("RESPONSE_STREAMING", "must be true with FRONT_DOOR=url (the function URL's InvokeMode is RESPONSE_STREAM)")
 	default:
 		c.Streaming = s == "true"
+	}
+
+	switch s := getenv("GET_STREAM"); s {
+	case "", "false":
+	case "true":
+		if getenv("RESPONSE_STREAMING") == "false" {
+			bad("GET_STREAM", "must be false with RESPONSE_STREAMING=false (a buffered door cannot hold a stream)")
+		}
+		c.HeldStream = true
+	default:
+		bad("GET_STREAM", "must be true or false")
 	}
 
 	if raw := getenv("PUBLIC_BASE_URL"); raw != "" || c.Front != FrontURL {

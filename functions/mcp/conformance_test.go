@@ -49,9 +49,14 @@ func TestTheFunctionDoesNotLinkTheConformanceProfile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, banned := range []string{"AnonymousToken", "GETStream"} {
-			if bytes.Contains(src, []byte(banned)) {
-				t.Errorf("%s mentions %s: the function serves neither anonymous requests nor the GET stream", f, banned)
+		if bytes.Contains(src, []byte("AnonymousToken")) {
+			t.Errorf("%s mentions AnonymousToken: the function never serves anonymous requests", f)
+		}
+		// The GET stream follows GET_STREAM alone (the template's GetStream
+		// parameter, default off: TestTheGETStreamFollowsGET_STREAM).
+		for _, line := range strings.Split(string(src), "\n") {
+			if strings.Contains(line, "GETStream") && !strings.Contains(strings.Join(strings.Fields(line), " "), "GETStream: cfg.HeldStream,") && !strings.HasPrefix(strings.TrimSpace(line), "//") {
+				t.Errorf("%s: %q: the GET stream is set from GET_STREAM (cfg.HeldStream) only", f, strings.TrimSpace(line))
 			}
 		}
 	}
@@ -125,5 +130,56 @@ func TestTheFunctionAnswersNoCredentialWith401AndHasNoFixtures(t *testing.T) {
 		if strings.HasPrefix(n, "test_") {
 			t.Errorf("the function registers the fixture prompt %s", n)
 		}
+	}
+}
+
+// TestTheGETStreamFollowsGET_STREAM: the function offers the held GET
+// stream exactly when GET_STREAM is true (the template's GetStream
+// parameter, default off): GET /mcp of a live session is 405 without it
+// and a text/event-stream with it; a buffered door refuses it at load.
+func TestTheGETStreamFollowsGET_STREAM(t *testing.T) {
+	emu := startEmulator(t)
+	for _, on := range []bool{false, true} {
+		env := emu.env(true)
+		if on {
+			env["GET_STREAM"] = "true"
+		}
+		cfg, err := LoadConfig(func(k string) string { return env[k] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.HeldStream != on {
+			t.Fatalf("GET_STREAM=%q: HeldStream %v", env["GET_STREAM"], cfg.HeldStream)
+		}
+		key, err := cfg.CursorKey(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, err := newServer(cfg, emu.Store, key, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs := httptest.NewServer(srv.Handler())
+		url := hs.URL + "/mcp"
+		r := servertest.DoURL(t, url, http.MethodPost, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`),
+			"Authorization: Bearer "+emu.Key)
+		if r.Status != http.StatusOK {
+			t.Fatalf("initialize: %d %s", r.Status, r.Body)
+		}
+		headers := []string{"Authorization: Bearer " + emu.Key, "Mcp-Session-Id: " + r.Header.Get("Mcp-Session-Id"), "MCP-Protocol-Version: 2025-11-25"}
+		st, status := servertest.TryOpenStream(t, http.MethodGet, url, nil, append(headers, "Accept: text/event-stream")...)
+		want := map[bool]int{false: http.StatusMethodNotAllowed, true: http.StatusOK}[on]
+		if status != want {
+			t.Errorf("GET_STREAM=%q: GET /mcp answered %d, want %d", env["GET_STREAM"], status, want)
+		}
+		if st != nil {
+			st.Close()
+		}
+		hs.Close()
+	}
+	env := emu.env(false)
+	env["GET_STREAM"] = "true"
+	if _, err := LoadConfig(func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), "GET_STREAM") {
+		t.Errorf("GET_STREAM=true with RESPONSE_STREAMING=false: %v, want a refusal naming GET_STREAM", err)
 	}
 }

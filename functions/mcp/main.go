@@ -268,6 +268,8 @@ func newServer(cfg Config, st store.Store, cursorKey []byte, logger *slog.Logger
 		AllowedOrigins: cfg.AllowedOrigins,
 		MaxBodyBytes:   cfg.MaxBodyBytes,
 		Buffered:       cfg.Buffered(),
+		// GET_STREAM (the template's GetStream parameter), off by default.
+		GETStream:      cfg.HeldStream,
 		AuditRetention: cfg.AuditRetention,
 		Logger:         logger,
 		OAuth:          verifier,

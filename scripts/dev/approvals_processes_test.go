@@ -165,7 +165,7 @@ type pageSession struct {
 }
 
 // signInOver spends a sign-in link on the process at base.
-func signInOver(t *testing.T, base, link string) *pageSession {
+func signInOver(t testing.TB, base, link string) *pageSession {
 	t.Helper()
 	u, err := url.Parse(link)
 	if err != nil {
@@ -218,7 +218,7 @@ func (s *pageSession) review(t *testing.T, csrf, id string) string {
 }
 
 // formPost posts a form as the page's own (Origin its base).
-func formPost(t *testing.T, base, path, cookie string, form url.Values) *http.Response {
+func formPost(t testing.TB, base, path, cookie string, form url.Values) *http.Response {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")

@@ -186,6 +186,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	scanner := flags.String("scanner", "signature", "the upload lane's malware scanner: signature (EICAR by content), clamd=HOST:PORT[,max=SIZE] (clamd with AlertExceedsMax yes; SIZE its StreamMaxLength, default 100M) or off (the lane refuses)")
 	s3Addr := flags.String("s3-addr", "127.0.0.1:0", "listen address of the in-process local S3 server (loopback; its URL is in part URLs)")
 	s3URL := flags.String("s3", "", "use the local S3 server at this URL instead of starting one (e.g. one shared by several dev servers)")
+	getStream := flags.Bool("get-stream", true, "offer the held GET /mcp stream (resource subscriptions, the hand-off's notifications/elicitation/complete); false answers GET /mcp 405")
 	taskWorker := flags.Bool("task-worker", true, "run the task worker in this process (false: tasks are only created here, and another process on the same SQS queue runs them)")
 	usage := func() {
 		fmt.Fprintf(flags.Output(), "usage: go run ./scripts/dev [flags]   (or: make run ARGS=\"flags\")\n\n%s\nflags:\n", usageEnvironment)
@@ -288,6 +289,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		AllowedHosts: loopbackHosts(bound), Logger: logger, ToolPageSize: *pageSize,
 		Lane:      &server.LaneConfig{Blob: notify, Buckets: s3local.Buckets, Scanner: sc, PublicBaseURL: "http://" + bound.String()},
 		TaskQueue: taskQueue, TaskDeadLetter: deadLetter,
+		// The held GET stream, on by default here (-get-stream=false to stop;
+		// docs/decisions.md "Time and size constants"): the hand-off's
+		// completion arrives on it (issue 15).
+		GETStream: *getStream,
 	}
 	if *fixtures {
 		// A name such as localhost may still have resolved elsewhere.

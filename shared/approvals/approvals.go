@@ -47,6 +47,7 @@ const (
 	// pathProposal starts a proposal's own pages:
 	// /approvals/p/<id> (GET), …/confirm, …/decide, …/decline (POST).
 	pathProposal = PathPrefix + "/p/"
+	// pathHandoff (handoff.go): /approvals/h/<elicitation id> (GET).
 )
 
 // IsPath reports whether the request path belongs to the approval page:
@@ -205,6 +206,11 @@ func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rest, ok := strings.CutPrefix(r.URL.Path, pathProposal); ok {
 		if id, v, ok := proposalRoute(rest); ok {
 			route[r.URL.Path] = p.proposalRoutes(id, v)
+		}
+	}
+	if rest, ok := strings.CutPrefix(r.URL.Path, pathHandoff); ok {
+		if id, ok := handoffRoute(rest); ok {
+			route[r.URL.Path] = map[string]http.HandlerFunc{http.MethodGet: func(w http.ResponseWriter, r *http.Request) { p.serveHandoff(w, r, id) }}
 		}
 	}
 	if p.oidc != nil {

@@ -25,7 +25,21 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 	// for a selection, and the rows decided one by one.
 	"batch":      func(rows []Proposal) []Proposal { return filter(rows, true) },
 	"individual": func(rows []Proposal) []Proposal { return filter(rows, false) },
+	// pair hands a row template the page's view beside the row.
+	"pair": func(v *view, p any) rowPair {
+		if ptr, ok := p.(*Proposal); ok {
+			return rowPair{V: v, P: *ptr}
+		}
+		pr, _ := p.(Proposal)
+		return rowPair{V: v, P: pr}
+	},
 }).ParseFS(files, "templates/*.html"))
+
+// rowPair is a row with the page's view, for a row template.
+type rowPair struct {
+	V *view
+	P Proposal
+}
 
 func filter(rows []Proposal, batch bool) []Proposal {
 	var out []Proposal
@@ -76,6 +90,9 @@ type view struct {
 	Results []resultView
 	OK      bool
 	Asked   string
+
+	// handoff.html: the hand-off link's review set (Approver as above).
+	Handoff *handoffView
 
 	// proposal.html: one proposal, and on the confirmation page the nonce
 	// its approval must carry.

@@ -175,5 +175,9 @@ func Kinds() []Kind {
 		{Name: "decision ledger entry", PK: "T#{tenant}#M#{matter}", SK: "LEDGER#{seq}", Owner: "shared/approvals/ledger"},
 		{Name: "decision ledger head", PK: "T#{tenant}#M#{matter}", SK: "LEDGERHEAD", Owner: "shared/approvals/ledger"},
 		{Name: "firm outbox message", PK: "T#{tenant}#OUTBOX", SK: "{time}#{message}", Owner: "shared/approvals/outbox"},
+
+		// The URL-mode hand-off of a filed proposal (issue 15): its binding,
+		// by the SHA-256 of the elicitation id.
+		{Name: "hand-off binding", PK: "HANDOFF#{sha256}", SK: "HANDOFF", Owner: "shared/handoff"},
 	}
 }

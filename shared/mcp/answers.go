@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -54,8 +55,22 @@ func (s *Server) serveAnswer(x *exchange, m *Message) {
 	rec.Outcome = audit.OutcomeAccepted
 	x.count = s.countIfAllowed(x, 1)
 	lost := false // the question was answered or withdrawn meanwhile
+	var moves *writeGroup
 	x.addWrites(Writes{Ops: []store.Op{answerOp(key, x.adm.Credential.ID, m)}, After: after},
-		func(context.Context, int) { lost = true; rec.Outcome = "http:400" })
+		func(context.Context, int) {
+			lost = true
+			rec.Outcome = "http:400"
+			if moves != nil {
+				moves.dropped = true // nothing moves for an answer not taken
+			}
+		})
+	if s.opts.AnswerOps != nil {
+		// A group of its own: a condition of it that fails (the binding
+		// moved already) drops it and leaves the answer standing.
+		if ops := s.opts.AnswerOps(it, json.RawMessage(m.Result), m.Error != nil); len(ops) > 0 {
+			moves = x.addWrites(Writes{Ops: ops}, func(context.Context, int) {})
+		}
+	}
 	if err := s.commit(x); err != nil {
 		s.commitFailed(x, ID{}, err)
 		return

@@ -39,13 +39,25 @@ func OutboxKey(sessionID string, at time.Time) store.Key {
 // PostToSession queues a notification for a session's GET stream. It expires
 // with the session, whether or not a stream ever takes it.
 func PostToSession(ctx context.Context, st store.Store, sess *Session, method string, params any, now time.Time) error {
-	msg, err := Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+	op, err := OutboxOp(sess.ID, sess.ExpiresAt, method, params, now)
 	if err != nil {
 		return err
 	}
-	k := OutboxKey(sess.ID, now)
-	return st.Put(ctx, store.Item{PK: k.PK, SK: k.SK, Version: 1, ExpiresAt: sess.ExpiresAt.Unix(),
-		Attrs: map[string]any{"message": msg}}, store.NotExists())
+	return st.Put(ctx, op.Item, op.Conditions...)
+}
+
+// OutboxOp is PostToSession as an operation for a caller's transaction:
+// the outbox row of a notification for session sessionID, expiring with
+// the session at sessionExpires (the hand-off's completion joins the
+// transaction that decides its proposal, issue 15).
+func OutboxOp(sessionID string, sessionExpires time.Time, method string, params any, now time.Time) (store.Op, error) {
+	msg, err := Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+	if err != nil {
+		return store.Op{}, err
+	}
+	k := OutboxKey(sessionID, now)
+	return store.PutOp(store.Item{PK: k.PK, SK: k.SK, Version: 1, ExpiresAt: sessionExpires.Unix(),
+		Attrs: map[string]any{"message": msg}}, store.NotExists()), nil
 }
 
 // serveGETStream holds the session's stream until the client leaves, the
@@ -89,7 +101,7 @@ func (s *Server) serveGETStream(x *exchange, token string) {
 	out := newStream(x.w, true)
 	ctx := x.r.Context()
 	cred := x.adm.Credential
-	if err := out.send(nil); err != nil { // the priming event alone
+	if err := out.start(); err != nil { // the priming event alone
 		return
 	}
 	poll := time.NewTicker(s.opts.StreamPoll)

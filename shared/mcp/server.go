@@ -196,6 +196,10 @@ type Options struct {
 	// read deadlines (net/http; not Lambda): a body that stops arriving is
 	// refused, not a held connection (0: 30 s).
 	BodyReadTimeout time.Duration
+	// AnswerOps, when set, adds writes to the transaction that records the
+	// client's answer to a parked question (the hand-off binding's move,
+	// issue 15); nil adds none.
+	AnswerOps AnswerOps
 	// BoundQuestions, when set, resolves the client's answers to questions
 	// bound to durable work rather than to the session: a task's questions,
 	// sent on its tasks/result stream and parked under the task's

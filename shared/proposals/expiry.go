@@ -20,6 +20,27 @@ import (
 type Expiry struct {
 	store store.Store
 	limit int
+	hooks []EndHook
+}
+
+// An EndHook adds writes to the transaction that expires a proposal, as
+// approvals.DecisionHook does to the page's decisions: what must move with
+// the proposal (issue 15's hand-off binding and its completion message)
+// moves in it or not at all. Its rows are read in one batch read after the
+// proposal row.
+type EndHook interface {
+	// EndKeys names rows to read for ending p (none: no read).
+	EndKeys(p *Proposal) []store.Key
+	// EndOps returns the writes to add when p becomes status; rows are
+	// aligned with EndKeys (nil where absent). An error fails the expiry
+	// (nothing is written; the next pass tries again).
+	EndOps(p *Proposal, status Status, rows []*store.Item, now time.Time) ([]store.Op, error)
+}
+
+// WithHooks returns e with hooks joining every expiry's transaction.
+func (e *Expiry) WithHooks(hooks ...EndHook) *Expiry {
+	e.hooks = append(e.hooks, hooks...)
+	return e
 }
 
 var _ sweep.Duty = (*Expiry)(nil)
@@ -94,7 +115,22 @@ func (e *Expiry) expire(ctx context.Context, k store.Key, now time.Time) (string
 	case now.Before(p.ExpiresAt):
 		return ReportNotDue, nil
 	}
-	err = e.store.Transact(ctx, ExpireOps(p, now))
+	ops := ExpireOps(p, now)
+	for _, h := range e.hooks {
+		keys := h.EndKeys(p)
+		var rows []*store.Item
+		if len(keys) > 0 {
+			if rows, err = e.store.BatchGet(ctx, keys); err != nil {
+				return "", fmt.Errorf("expire %s: read its hook's rows: %w", p.ID, err)
+			}
+		}
+		more, err := h.EndOps(p, StatusExpired, rows, now)
+		if err != nil {
+			return "", fmt.Errorf("expire %s: %w", p.ID, err)
+		}
+		ops = append(ops, more...)
+	}
+	err = e.store.Transact(ctx, ops)
 	var tx *store.TxCanceledError
 	if errors.As(err, &tx) {
 		return ReportRaced, nil

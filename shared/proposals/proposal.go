@@ -105,15 +105,27 @@ type Proposal struct {
 	// credential is looked up by its id.
 	CredentialKeyHash string `json:"credential_key_hash,omitempty"`
 	// FiledVia is the tool that filed it (propose_action, add_case_note).
-	FiledVia  string    `json:"filed_via"`
-	CreatedAt time.Time `json:"created_at"`
-	ExpiresAt time.Time `json:"expires_at"`
+	FiledVia string `json:"filed_via"`
+	// Handoff names the URL-mode hand-off filed with it (issue 15), nil
+	// when none was: the decision that ends it completes the binding.
+	Handoff   *HandoffRef `json:"handoff,omitempty"`
+	CreatedAt time.Time   `json:"created_at"`
+	ExpiresAt time.Time   `json:"expires_at"`
 
 	Status    Status    `json:"-"`
 	Decision  *Decision `json:"-"`
 	UpdatedAt time.Time `json:"-"`
 	// Version is the row's version (optimistic concurrency of decisions).
 	Version int64 `json:"-"`
+}
+
+// HandoffRef names a proposal's hand-off (package handoff): its
+// elicitation id and the session that filed it, so the transaction that
+// ends the proposal reads the binding and the session row in its one batch
+// read and posts notifications/elicitation/complete to that session only.
+type HandoffRef struct {
+	ID      string `json:"id"`
+	Session string `json:"session"`
 }
 
 // ID is the proposal id of (credential id, matter, idempotency key): "prp_"
@@ -284,13 +296,16 @@ type Summary struct {
 	SupervisionFloor Floor     `json:"supervision_floor"`
 	CreatedAt        time.Time `json:"created_at"`
 	ExpiresAt        time.Time `json:"expires_at"`
+	// Handoff is Proposal.Handoff (a pointer: the decision checks it
+	// against the proposal row).
+	Handoff *HandoffRef `json:"handoff,omitempty"`
 }
 
 // Summary is the proposal's summary.
 func (p *Proposal) Summary() Summary {
 	return Summary{ID: p.ID, CaseID: p.CaseID, Action: p.Action, CredentialID: p.RequestedBy.Ref.CredentialID,
 		CredentialKeyHash: p.CredentialKeyHash, Target: p.Target, Cites: p.Cites, Requester: p.RequestedBy.Ref.Owner, WhatWillHappen: p.WhatWillHappen, DeliverableNoun: p.DeliverableNoun,
-		SupervisionFloor: p.SupervisionFloor, CreatedAt: p.CreatedAt, ExpiresAt: p.ExpiresAt}
+		SupervisionFloor: p.SupervisionFloor, CreatedAt: p.CreatedAt, ExpiresAt: p.ExpiresAt, Handoff: p.Handoff}
 }
 
 // Pointer is a decoded pointer row: the summary and the proposal's

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
@@ -29,7 +30,12 @@ func TestGETStreamDeliversQueuedMessagesAndClosesOnRevocation(t *testing.T) {
 		map[string]any{"uri": "custody://matters/m_harbor"}, servertest.Epoch); err != nil {
 		t.Fatal(err)
 	}
-	msg := es.NextMessage(t)
+	// One priming event only: the next event is the queued message.
+	ev, ok := es.Next()
+	var msg map[string]any
+	if !ok || ev.Data == "" || json.Unmarshal([]byte(ev.Data), &msg) != nil {
+		t.Fatalf("second event %+v, want the queued message after one priming event", ev)
+	}
 	if msg["method"] != "notifications/resources/updated" || msg["params"].(map[string]any)["uri"] != "custody://matters/m_harbor" {
 		t.Errorf("stream delivered %v", msg)
 	}

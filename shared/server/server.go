@@ -29,6 +29,7 @@ import (
 	"github.com/custodymcp/custody/shared/completion"
 	"github.com/custodymcp/custody/shared/downloads"
 	"github.com/custodymcp/custody/shared/gate"
+	"github.com/custodymcp/custody/shared/handoff"
 	"github.com/custodymcp/custody/shared/lanetools"
 	"github.com/custodymcp/custody/shared/mcp"
 	"github.com/custodymcp/custody/shared/prompts"
@@ -381,6 +382,7 @@ func New(cfg Config) (*Server, error) {
 		ServerInfo:      mcp.Implementation{Name: "custody", Title: "Custody", Version: Version},
 		Capabilities:    capabilities,
 		BoundQuestions:  bound,
+		AnswerOps:       handoff.AnswerOps,
 		Instructions:    cfg.Instructions,
 		InstructionsFor: tenantInstructions(repo, cfg.Instructions),
 		States:          states,
@@ -418,7 +420,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	// Pending proposals past their expiry end by the sweeper (issue 13);
 	// unspent grants past theirs are listed expired (issue 17).
-	out.Duties = append(out.Duties, proposals.NewExpiry(cfg.Store, 0), &uploads.GrantExpiryDuty{Store: cfg.Store})
+	out.Duties = append(out.Duties, proposals.NewExpiry(cfg.Store, 0).WithHooks(handoffCompletion()), &uploads.GrantExpiryDuty{Store: cfg.Store})
 	if svc != nil {
 		out.Duties = append(out.Duties, svc.Duties()...)
 		if cfg.TaskDeadLetter != nil {
@@ -426,6 +428,25 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	return out, nil
+}
+
+// handoffCompletion is the hand-off's part of every transaction that ends a
+// proposal: the binding to completed and notifications/elicitation/complete
+// in the initiating session's outbox (package handoff).
+func handoffCompletion() *handoff.Completion { return &handoff.Completion{Outbox: mcp.OutboxOp} }
+
+// handoffHook joins the hand-off's completion to the approval page's
+// decisions (approvals.DecisionHook; the page imports neither shared/mcp
+// nor the composition).
+type handoffHook struct{ c *handoff.Completion }
+
+// Keys implements approvals.DecisionHook: the binding and the session the
+// inbox row names.
+func (h handoffHook) Keys(s proposals.Summary) []store.Key { return h.c.Keys(s.Handoff) }
+
+// Ops implements approvals.DecisionHook.
+func (h handoffHook) Ops(d approvals.Decided, rows []*store.Item) ([]store.Op, error) {
+	return h.c.Ops(d.Proposal, d.Status, rows, d.At)
 }
 
 // approvalPage builds the approval page over the same store and record
@@ -442,7 +463,10 @@ func approvalPage(cfg Config, repo *records.Repo) (*approvals.Page, error) {
 		// The registry propose_action files against (writetools' default)
 		// and the tool pipeline's kill switch decide the page's decisions.
 		Actions: proposals.Default(), FrozenTenants: cfg.KillSwitch.FrozenTenants,
-		AuditRetention: cfg.AuditRetention, Logger: cfg.Logger, Now: cfg.Now}
+		AuditRetention: cfg.AuditRetention, Logger: cfg.Logger, Now: cfg.Now,
+		// A decision completes the proposal's hand-off in its own
+		// transaction (issue 15, item 6).
+		Hooks: []approvals.DecisionHook{handoffHook{handoffCompletion()}}}
 	if cfg.OIDC != nil {
 		if cfg.OAuth == nil {
 			return nil, errors.New("server: OIDC sign-in needs the OAuth issuer (OAUTH_ISSUER)")

@@ -10,6 +10,8 @@ import (
 
 	"github.com/custodymcp/custody/shared/attest"
 	"github.com/custodymcp/custody/shared/auth"
+	"github.com/custodymcp/custody/shared/handoff"
+	"github.com/custodymcp/custody/shared/mcp"
 	"github.com/custodymcp/custody/shared/proposals"
 	"github.com/custodymcp/custody/shared/records"
 	"github.com/custodymcp/custody/shared/store"
@@ -235,9 +237,17 @@ func (wt *writeTools) file(ctx context.Context, c *tools.Call, pl *plan, reason 
 		CredentialKeyHash: c.Credential.KeyHash,
 		FiledVia:          pl.via, CreatedAt: c.Now.UTC(), ExpiresAt: c.Now.UTC().Add(wt.life), Status: proposals.StatusPending,
 	}
+	ho := wt.handOff(c, p)
 	ops, err := p.FileOps()
 	if err != nil {
 		return tools.Decision{}, err
+	}
+	answer := wt.readBack(key)
+	if ho != nil {
+		// The binding and the parked question join the filing's one
+		// transaction (issue 15, item 3): round trips stay 3 reads + 1 write.
+		ops = append(ops, ho.ops...)
+		answer = ho.answer(key, wt)
 	}
 	c.Write(tools.Write{
 		Ops: ops,
@@ -261,9 +271,77 @@ func (wt *writeTools) file(ctx context.Context, c *tools.Call, pl *plan, reason 
 			}
 			return wt.receipt(orig), true, nil
 		},
-		Answer: wt.readBack(key),
+		Answer: answer,
 	})
 	return wt.receipt(p), nil
+}
+
+// urlPeer is the client end of a call that may carry a URL-mode
+// elicitation on its own stream without waiting (*mcp.Request in the 2025
+// era).
+type urlPeer interface {
+	URLElicitationTarget() (mcp.URLTarget, bool)
+	SendRequest(id, method string, params any) error
+}
+
+// handOffPlan is a filing's hand-off: the rows it writes with the
+// proposal and the elicitation/create it sends once the proposal is read
+// back pending.
+type handOffPlan struct {
+	id       string // the elicitation id
+	parkedID string // the JSON-RPC id of the elicitation/create
+	url      string
+	ops      []store.Op
+	peer     urlPeer
+}
+
+// handOff plans the hand-off of proposal p (docs/decisions.md "The
+// hand-off"; issue 15): only when the call's peer is a 2025-11-25 session
+// that declared elicitation.url, on a POST that accepts text/event-stream
+// (mcp.Request.URLElicitationTarget), and the approval page is served.
+// It names the binding in p and returns the binding row, expiring with the
+// proposal, and the parked question, expiring after handoff.AnswerTTL —
+// nil when no hand-off goes with this call.
+func (wt *writeTools) handOff(c *tools.Call, p *proposals.Proposal) *handOffPlan {
+	peer, ok := c.Peer.(urlPeer)
+	if !ok || wt.publicBase == "" {
+		return nil
+	}
+	target, ok := peer.URLElicitationTarget()
+	if !ok {
+		return nil
+	}
+	id := handoff.NewID()
+	b := &handoff.Binding{ID: id, Tenant: p.Tenant, Owner: c.Credential.Owner, CredentialID: c.Credential.ID,
+		ApprovalID: p.ID, CaseID: p.CaseID, SessionID: target.SessionID, RequestID: target.RequestID, ExpiresAt: p.ExpiresAt}
+	parkedID, parked := mcp.NewQuestion(target.SessionID, c.Credential.ID, handoff.Method, target.RequestID, c.Now.Add(wt.answerTTL))
+	parked.Attrs[handoff.ParkedAttr] = handoff.Key(id).PK
+	p.Handoff = &proposals.HandoffRef{ID: id, Session: target.SessionID}
+	return &handOffPlan{id: id, parkedID: parkedID, url: handoff.URL(wt.publicBase, id), peer: peer,
+		ops: []store.Op{store.PutOp(b.Item(), store.NotExists()), store.PutOp(parked, store.NotExists())}}
+}
+
+// answer is the filing's answer with its hand-off: the receipt read back
+// as readBack does, and — only when the row read back is pending and names
+// this hand-off — the elicitation/create sent first on the call's stream.
+// It never waits for the client's answer; a stream that is gone loses the
+// link, never the receipt's standing (the proposal is filed).
+func (ho *handOffPlan) answer(k store.Key, wt *writeTools) func(ctx context.Context) (any, error) {
+	return func(ctx context.Context) (any, error) {
+		it, err := wt.store.Get(ctx, k)
+		if err != nil {
+			return tools.Denied(readBackFailed()), nil
+		}
+		p, err := proposals.Decode(it)
+		if err != nil {
+			return nil, err
+		}
+		if p.Status == proposals.StatusPending && p.Handoff != nil && p.Handoff.ID == ho.id {
+			_ = ho.peer.SendRequest(ho.parkedID, handoff.Method, map[string]any{
+				"mode": "url", "elicitationId": ho.id, "url": ho.url, "message": handoff.Message})
+		}
+		return wt.receipt(p), nil
+	}
 }
 
 // readBack answers from the proposal row read back (strongly consistent)

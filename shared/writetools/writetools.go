@@ -25,7 +25,8 @@
 //
 // Round trips on DynamoDB (reads + writes; shared/server/ondynamo pins
 // them): add_case_note first 2+1, replay and CONFLICT 2+1, lost race 3+2;
-// propose_action filed 3+1, replay 3+1, BACKPRESSURE 2+1 (2+2 when lost by
+// propose_action filed 3+1 (with a URL-mode hand-off too: its binding and
+// parked answer row join the one transaction, issue 15), replay 3+1, BACKPRESSURE 2+1 (2+2 when lost by
 // race), AUTONOMY_DENIED 2+1; list_my_proposals 3+1; list_actions 2+1.
 package writetools
 
@@ -35,6 +36,7 @@ import (
 	"time"
 
 	"github.com/custodymcp/custody/shared/attest"
+	"github.com/custodymcp/custody/shared/handoff"
 	"github.com/custodymcp/custody/shared/mcp"
 	"github.com/custodymcp/custody/shared/proposals"
 	"github.com/custodymcp/custody/shared/records"
@@ -73,6 +75,9 @@ type Options struct {
 	// ProposalLife is a proposal's life; 0 means proposals.Life (7 d),
 	// otherwise within [proposals.MinLife, proposals.MaxLife].
 	ProposalLife time.Duration
+	// HandoffAnswerTTL is how long a hand-off's elicitation waits for the
+	// client's answer (HANDOFF_ANSWER_TTL); 0 means handoff.AnswerTTL (1 h).
+	HandoffAnswerTTL time.Duration
 }
 
 // writeTools holds the tools' dependencies.
@@ -83,6 +88,10 @@ type writeTools struct {
 	schemas   map[string]*tools.ArgsSchema
 	reviewURL string
 	life      time.Duration
+	// publicBase is Options.PublicBaseURL without a trailing slash: the
+	// hand-off's links are built from it ("": no hand-off).
+	publicBase string
+	answerTTL  time.Duration
 }
 
 // Register adds the governed write tools to reg.
@@ -100,7 +109,11 @@ func Register(reg *tools.Registry, opts Options) error {
 		return fmt.Errorf("writetools: a proposal life of %v is outside [%v, %v]", opts.ProposalLife, proposals.MinLife, proposals.MaxLife)
 	}
 	wt := &writeTools{store: opts.Store, repo: opts.Repo, actions: opts.Actions, schemas: map[string]*tools.ArgsSchema{},
-		reviewURL: strings.TrimSuffix(opts.PublicBaseURL, "/") + "/approvals", life: opts.ProposalLife}
+		reviewURL: strings.TrimSuffix(opts.PublicBaseURL, "/") + "/approvals", life: opts.ProposalLife,
+		publicBase: strings.TrimSuffix(opts.PublicBaseURL, "/"), answerTTL: opts.HandoffAnswerTTL}
+	if wt.answerTTL <= 0 {
+		wt.answerTTL = handoff.AnswerTTL
+	}
 	for _, name := range opts.Actions.Names() {
 		a, _ := opts.Actions.Action(name)
 		s, err := tools.NewArgsSchema(name, a.Input())

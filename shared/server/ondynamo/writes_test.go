@@ -74,6 +74,9 @@ func writeEnv(t *testing.T) (*dynEnv, *held) {
 	h := &held{}
 	env := newDynEnvWrapped(t, servertest.Options{
 		Limits: ratelimit.Limits{ratelimit.LaneRead: 10000, ratelimit.LaneExpensive: 1000, ratelimit.LaneWrite: 10000},
+		// The approval page, so a session that declares URL elicitation
+		// gets the hand-off (issue 15).
+		Approvals: true,
 	}, func(st store.Store) store.Store { h.Store = st; return h })
 	return env, h
 }
@@ -126,6 +129,10 @@ func deadline(due string) map[string]any {
 func TestTheWritePathsRoundTripsOnDynamoDB(t *testing.T) {
 	env, h := writeEnv(t)
 	s := env.Initialize(t, servertest.Attorney, rev)
+	// A session whose client declared URL elicitation: its filing carries
+	// the hand-off's binding and parked answer row in the same transaction
+	// (issue 15), so it costs what any filing costs.
+	hs := env.InitializeWith(t, servertest.Attorney, rev, `{"elicitation":{"url":{}}}`)
 	ctx := context.Background()
 	const m = seed.Alvarez
 	note := func(key, body string) []byte {
@@ -183,6 +190,15 @@ func TestTheWritePathsRoundTripsOnDynamoDB(t *testing.T) {
 			want: []string{"executed", "executed"}, cost: gets(4, 1, 2, 1)},
 		{name: "propose_action filed (3+1)", call: call([]byte(toolCall(51, writetools.ToolProposeAction, propose(m, "p1", deadline("2026-12-14"))))),
 			want: []string{"pending_approval"}, cost: gets(2, 1, 1, 0)},
+		{name: "propose_action filed with a hand-off (3+1)", call: func(t *testing.T) []decision {
+			r := hs.Post(t, []byte(toolCall(59, writetools.ToolProposeAction, propose(m, "p-handoff", deadline("2026-12-14")))),
+				"Accept: application/json, text/event-stream")
+			if !strings.Contains(string(r.Body), `"method":"elicitation/create"`) {
+				t.Fatalf("no hand-off in %s", r.Body)
+			}
+			last := string(r.Body)[strings.LastIndex(string(r.Body), "data: ")+len("data: "):]
+			return []decision{decisionIn(t, &servertest.Response{Status: r.Status, Body: []byte(strings.TrimSpace(last))})}
+		}, want: []string{"pending_approval"}, cost: gets(2, 1, 1, 0)},
 		{name: "propose_action replay (3+1)", call: call([]byte(toolCall(51, writetools.ToolProposeAction, propose(m, "p1", deadline("2026-12-14"))))),
 			want: []string{"pending_approval"}, cost: gets(2, 1, 0, 1)},
 		{name: "propose_action CONFLICT (2+1)", call: call([]byte(toolCall(51, writetools.ToolProposeAction, propose(m, "p1", deadline("2026-12-15"))))),

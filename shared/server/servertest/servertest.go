@@ -114,6 +114,9 @@ type Options struct {
 	TaskQueue queue.Sender
 	// TaskOptions tune the tasks (server.Config.TaskOptions).
 	TaskOptions tasks.Options
+	// ProposalLife is a proposal's life (server.Config.ProposalLife; 0:
+	// 7 days).
+	ProposalLife time.Duration
 	// Approvals serves the approval page under /approvals of every
 	// instance, its public base URL the instance's own httptest URL.
 	Approvals bool
@@ -205,7 +208,7 @@ func New(t testing.TB, opts Options) *Env {
 		Recheck:     50 * time.Millisecond,
 		MaxSessions: opts.MaxSessions, MaxConcurrent: opts.MaxConcurrent, ParamsDecoded: opts.ParamsDecoded,
 		TaskQueue: opts.TaskQueue, TaskOptions: opts.TaskOptions,
-		Lane: opts.Lane,
+		Lane: opts.Lane, ProposalLife: opts.ProposalLife,
 	}
 	env.oauth, env.approvals = opts.OAuth, opts.Approvals
 	env.Server, env.URL = env.Instance(t)
@@ -308,6 +311,10 @@ func DoURL(t testing.TB, url, method string, body []byte, headers ...string) *Re
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	for _, h := range headers {
 		name, value, _ := strings.Cut(h, ":")
+		if http.CanonicalHeaderKey(strings.TrimSpace(name)) == "Host" {
+			req.Host = strings.TrimSpace(value) // net/http sends req.Host, never Header["Host"]
+			continue
+		}
 		req.Header[http.CanonicalHeaderKey(strings.TrimSpace(name))] = []string{strings.TrimSpace(value)}
 	}
 	resp, err := http.DefaultClient.Do(req)
