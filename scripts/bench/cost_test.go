@@ -25,24 +25,28 @@ func testPrices() *prices {
 
 // A known call, priced by hand:
 //
-//	duration: 1.000 ms CPU × 1769/1024 = 1.7275 ms, + 3 requests × 5 ms
-//	          = 16.7275 → 17 ms billed; 0.017 s × 1 GB × $0.0000133334 × 1M
-//	          = $0.2266678
-//	DynamoDB: 4 RRU × $0.125 = $0.50; 5 WRU × $0.625 = $3.125
+// (a governed get_matter's shape since issue 19, item 6: the batch read,
+// the matter's read, the audit row's put and a tenth of a rate lease's
+// update)
+//
+//	duration: 1.000 ms CPU × 1769/1024 = 1.7275 ms, + 3.1 requests × 5 ms
+//	          = 17.2275 → 18 ms billed; 0.018 s × 1 GB × $0.0000133334 × 1M
+//	          = $0.2400012
+//	DynamoDB: 3 RRU × $0.125 = $0.375; 2.1 WRU × $0.625 = $1.3125
 //	logs:     (190 + 1 × 26) B × 1M / 2^30 × $0.50 = $0.100582838
-//	url:      $0 + $0.20 + 0.2266678 + 0.50 + 3.125 + 0.100582838 = $4.152250638
+//	url:      $0 + $0.20 + 0.2400012 + 0.375 + 1.3125 + 0.100582838 = $2.228084038
 //	rest:     the same + $3.50; http: + $1.00
 //	transfer: 3000 B × 1M / 2^30 × $0.09 = $0.251457095 (beside the total)
 func TestPriceCallOfAKnownCall(t *testing.T) {
-	m := callMeasure{Call: "get_matter", Era: "2025-11-25", DynamoDBRequests: 3, ReadUnits: 4, WriteUnits: 5,
+	m := callMeasure{Call: "get_matter", Era: "2025-11-25", DynamoDBRequests: 3.1, ReadUnits: 3, WriteUnits: 2.1,
 		CPUMicrosPerCall: 1000, LogBytesPerCall: 190, LogEventsPerCall: 1, ResponseBytes: 3000}
 	tests := []struct {
 		front string
 		want  float64
 	}{
-		{"url", 4.152250638},
-		{"http", 5.152250638},
-		{"rest", 7.652250638},
+		{"url", 2.228084038},
+		{"http", 3.228084038},
+		{"rest", 5.728084038},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("behind %s a million calls cost $%.4f", tt.front, tt.want), func(t *testing.T) {
@@ -54,8 +58,8 @@ func TestPriceCallOfAKnownCall(t *testing.T) {
 			if math.Abs(got.TotalUSD-tt.want) > 1e-9 {
 				t.Errorf("TotalUSD = %.9f, want %.9f; lines %+v", got.TotalUSD, tt.want, got.Lines)
 			}
-			if got.BilledMs != 17 {
-				t.Errorf("BilledMs = %v, want 17", got.BilledMs)
+			if got.BilledMs != 18 {
+				t.Errorf("BilledMs = %v, want 18", got.BilledMs)
 			}
 			if math.Abs(got.TransferOut.USD-0.251457095) > 1e-9 {
 				t.Errorf("TransferOut = %.9f, want 0.251457095", got.TransferOut.USD)
@@ -75,9 +79,9 @@ func TestPriceCallOfAKnownCall(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// 1.000 ms × max(1, 1769/3538) + 15 ms = 16 ms.
-		if got.BilledMs != 16 {
-			t.Errorf("BilledMs at 3538 MB = %v, want 16", got.BilledMs)
+		// 1.000 ms × max(1, 1769/3538) + 15.5 ms = 16.5 → 17 ms.
+		if got.BilledMs != 17 {
+			t.Errorf("BilledMs at 3538 MB = %v, want 17", got.BilledMs)
 		}
 	})
 	t.Run("a task create pays its SQS message", func(t *testing.T) {
@@ -87,7 +91,7 @@ func TestPriceCallOfAKnownCall(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := 4.152250638 + 0.40; math.Abs(got.TotalUSD-want) > 1e-9 || len(got.Lines) != 7 {
+		if want := 2.228084038 + 0.40; math.Abs(got.TotalUSD-want) > 1e-9 || len(got.Lines) != 7 {
 			t.Errorf("TotalUSD = %.9f in %d lines, want %.9f in 7", got.TotalUSD, len(got.Lines), want)
 		}
 	})
@@ -132,7 +136,7 @@ func TestThePricesFileIsComplete(t *testing.T) {
 func TestWriteCostPrintsTheArithmeticAndTheVerdict(t *testing.T) {
 	in := &costInput{Schema: costSchema, LambdaMemoryMB: 1024, EmulatorOutOfProcess: true}
 	for _, f := range frontDoors {
-		in.Calls = append(in.Calls, callMeasure{Front: f, Call: "get_matter", Era: "2025-11-25", DynamoDBRequests: 3, ReadUnits: 4, WriteUnits: 5,
+		in.Calls = append(in.Calls, callMeasure{Front: f, Call: "get_matter", Era: "2025-11-25", DynamoDBRequests: 3.1, ReadUnits: 3, WriteUnits: 2.1,
 			CPUMicrosPerCall: 1000, LogBytesPerCall: 190, LogEventsPerCall: 1, ResponseBytes: 3000})
 	}
 	r, err := priceAll(in, testPrices(), "prices.json")
@@ -143,10 +147,10 @@ func TestWriteCostPrintsTheArithmeticAndTheVerdict(t *testing.T) {
 	r.writeCost(&out)
 	for _, want := range []string{
 		"get_matter (2025-11-25) behind the url front door",
-		"ceil(1.000 ms CPU × 1769/1024 + 3.00 requests × 5 ms) = 17 ms × 1.000 GB × $0.0000133334/GB-s",
-		"5.00 WRU × $0.625/M",
-		"$7.65", "$5.15", "$4.15",
-		"$4.15 — MISSES the target (≤ $2.00)",
+		"ceil(1.000 ms CPU × 1769/1024 + 3.10 requests × 5 ms) = 18 ms × 1.000 GB × $0.0000133334/GB-s",
+		"2.10 WRU × $0.625/M",
+		"$5.73", "$3.23", "$2.23",
+		"$2.23 — MISSES the target (≤ $2.00)",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the cost table lacks %q:\n%s", want, out.String())

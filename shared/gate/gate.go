@@ -1,17 +1,20 @@
 // Package gate implements mcp.Gate over the store: it authenticates every
 // request from scratch, meters it and audits it, in the round trips
-// DECISIONS.md pins — one batch read (credential, session, rate bucket) before
-// anything is evaluated, and exactly one write (the rate count and the audit
+// docs/decisions.md "Pipeline choices" pins — one batch read (credential,
+// session) before anything is evaluated, and exactly one write (the audit
 // rows with their per-matter index items, plus a session row at initialize
-// or DELETE) after the answer is known, refusals included. Only index items
-// beyond the one transaction's room are put before it (package audit's
-// write rule), so an ordinary call still costs one write. An unauthenticated request costs at most that one
-// read and no write.
+// or DELETE: a single put of the audit row for an ordinary call) after the
+// answer is known, refusals included. Only index items beyond the one
+// transaction's room are put before it (package audit's write rule). The
+// rate limit is admitted from the process's lease of the lane's bucket
+// (ratelimit.Leases): the bucket is read and written only when a new slice
+// is leased, before the request runs. An unauthenticated request costs at
+// most that one read and no write.
 //
 // A request presents an API key (auth.WellFormedKey) or, once an issuer is
 // configured (Options.OAuth), an OAuth access token. A token is verified
 // first, on the CPU (package oauth; its issuer's key set is cached), so its
-// one batch read holds only the session and the rate bucket — there is no
+// one batch read holds only the session — there is no
 // credential row — and a refused token costs no read at all. From there a
 // token's credential is treated as a key's: the session must belong to its
 // principal, the bucket is keyed by its digest (Credential.KeyHash), the one
@@ -51,7 +54,14 @@ type Gate struct {
 	slots       *slots
 	frozen      map[string]bool
 	retention   time.Duration
+	leases      *ratelimit.Leases
+	// sessions keeps session rows decoded, reused only for a row read
+	// again with identical bytes (store.RowCache; issue 19, item 2).
+	sessions *store.RowCache[mcp.Session]
 }
+
+// sessionRowsKept is how many decoded session rows a Gate keeps.
+const sessionRowsKept = 4096
 
 // DefaultAuditRetention is how long audit rows are kept unless configured:
 // seven years, the span firms commonly keep client-file records (issue 8,
@@ -108,23 +118,28 @@ func New(st store.Store, opts Options) *Gate {
 	}
 	return &Gate{store: st, limits: opts.Limits, oauth: opts.OAuth, sessionTTL: opts.SessionTTL,
 		maxSessions: int64(opts.MaxSessions), slots: newSlots(opts.MaxConcurrent), frozen: opts.FrozenTenants,
-		retention: opts.AuditRetention}
+		retention: opts.AuditRetention, leases: ratelimit.NewLeases(), sessions: store.NewRowCache[mcp.Session](sessionRowsKept)}
 }
 
 // admitted is what Commit needs from Admit's read.
 type admitted struct {
-	bucket ratelimit.Bucket
+	bucket store.Key // the lane's rate bucket
 	limit  int
 	now    time.Time
+	// charged is how many requests Admit took from the process's lease
+	// (ratelimit.Leases): Commit gives back those not counted.
+	charged int
 	// sessions: the credential's session counters, read when the request
 	// starts a session.
 	sessions sessionCount
 	keyHash  string
 }
 
-// Admit authenticates the token and reads the session and rate bucket in the
-// same batch (docs/decisions.md "Identity and binding": fetched together,
-// judged only after the credential is accepted).
+// Admit authenticates the token and reads the session in the same batch
+// (docs/decisions.md "Identity and binding": fetched together, judged only
+// after the credential is accepted), then admits the request against the
+// process's lease of the lane's budget (ratelimit.Leases: a write only when
+// a new slice is leased, before anything runs).
 func (g *Gate) Admit(ctx context.Context, req mcp.AdmitRequest) (*mcp.Admission, error) {
 	switch {
 	case auth.WellFormedKey(req.Token):
@@ -152,7 +167,7 @@ func (g *Gate) admitKey(ctx context.Context, req mcp.AdmitRequest) (*mcp.Admissi
 	if cred.Revoked {
 		return &mcp.Admission{}, nil
 	}
-	return g.admitted(req, cred, keys, rows)
+	return g.admitted(ctx, req, cred, keys, rows)
 }
 
 // admitToken verifies an OAuth access token, then reads the session and
@@ -171,13 +186,12 @@ func (g *Gate) admitToken(ctx context.Context, req mcp.AdmitRequest) (*mcp.Admis
 	if err != nil {
 		return nil, err
 	}
-	return g.admitted(req, cred, keys, rows)
+	return g.admitted(ctx, req, cred, keys, rows)
 }
 
 // batchRows are the rows of the admission's one batch read.
 type batchRows struct {
 	credential *store.Item
-	bucket     *store.Item
 	session    *store.Item
 	sessions   [2]*store.Item // this window's and the previous one's counters
 }
@@ -190,19 +204,17 @@ type admitKeys struct {
 }
 
 // read performs the admission's one batch read: the credential row (for a
-// key), the lane's bucket, the session and, for initialize, the live
-// session counters.
+// key), the session and, for initialize, the live session counters. The
+// lane's bucket is not read: the lease reads it when it needs a slice.
 func (g *Gate) read(ctx context.Context, req mcp.AdmitRequest, hash string, withCredential bool) (batchRows, admitKeys, error) {
 	k := admitKeys{bucket: ratelimit.Key(hash, Surface, req.Lane)}
 	var keys []store.Key
-	var idx struct{ cred, bucket, session, sessions int }
+	var idx struct{ cred, session, sessions int }
 	idx.cred, idx.session, idx.sessions = -1, -1, -1
 	if withCredential {
 		idx.cred = len(keys)
 		keys = append(keys, auth.CredentialKey(hash))
 	}
-	idx.bucket = len(keys)
-	keys = append(keys, k.bucket)
 	if req.SessionID != "" {
 		idx.session = len(keys)
 		keys = append(keys, mcp.SessionKey(req.SessionID))
@@ -213,15 +225,17 @@ func (g *Gate) read(ctx context.Context, req mcp.AdmitRequest, hash string, with
 		idx.sessions = len(keys)
 		keys = append(keys, k.sessions[0], k.sessions[1])
 	}
+	var rows batchRows
+	if len(keys) == 0 {
+		return rows, k, nil // a token without a session: nothing to read
+	}
 	items, err := g.store.BatchGet(ctx, keys)
 	if err != nil {
 		return batchRows{}, k, fmt.Errorf("admit: %w", err)
 	}
-	var rows batchRows
 	if idx.cred >= 0 {
 		rows.credential = items[idx.cred]
 	}
-	rows.bucket = items[idx.bucket]
 	if idx.session >= 0 {
 		rows.session = items[idx.session]
 	}
@@ -233,12 +247,13 @@ func (g *Gate) read(ctx context.Context, req mcp.AdmitRequest, hash string, with
 
 // admitted judges what the batch read brought for an accepted credential:
 // the session only if it belongs to the credential's principal, and the
-// lane's rate decision for the request's cost, within the credential's
-// cap of concurrent calls in the lane.
-func (g *Gate) admitted(req mcp.AdmitRequest, cred *auth.Credential, k admitKeys, rows batchRows) (*mcp.Admission, error) {
+// lane's rate decision for the request's cost (taken from the process's
+// lease, which may write a new slice first), within the credential's cap of
+// concurrent calls in the lane.
+func (g *Gate) admitted(ctx context.Context, req mcp.AdmitRequest, cred *auth.Credential, k admitKeys, rows batchRows) (*mcp.Admission, error) {
 	adm := &mcp.Admission{Credential: cred}
 	if rows.session != nil {
-		sess, err := mcp.DecodeSession(*rows.session)
+		sess, err := mcp.DecodeSessionWith(g.sessions, *rows.session)
 		if err != nil {
 			return nil, fmt.Errorf("admit: %w", err)
 		}
@@ -247,21 +262,27 @@ func (g *Gate) admitted(req mcp.AdmitRequest, cred *auth.Credential, k admitKeys
 			adm.Session = sess
 		}
 	}
-	bucket := ratelimit.DecodeBucket(k.bucket, rows.bucket)
 	limit, ok := cred.RateLimits[string(req.Lane)]
 	if !ok {
 		limit = g.limits[req.Lane]
 	}
 	cost := max(1, req.Cost)
-	adm.Rate = ratelimit.Decide(bucket, limit, req.Now, cost)
+	st := &admitted{bucket: k.bucket, limit: limit, now: req.Now, keyHash: cred.KeyHash}
+	rate, err := g.leases.Take(ctx, g.store, k.bucket, limit, req.Now, cost)
+	if err != nil {
+		return nil, fmt.Errorf("admit: %w", err)
+	}
+	adm.Rate = rate
 	if adm.Rate.Allowed {
+		st.charged = cost
 		release, ok := g.slots.acquire(cred.ID, req.Lane)
 		if !ok {
+			g.leases.Refund(k.bucket, limit, req.Now, cost)
+			st.charged = 0
 			adm.Rate = ratelimit.Decision{Limit: limit, RetryAfter: time.Second}
 		}
 		adm.Release = release
 	}
-	st := &admitted{bucket: bucket, limit: limit, now: req.Now, keyHash: cred.KeyHash}
 	if req.StartsSession {
 		st.sessions = sessionCount{window: k.window, keys: k.sessions,
 			current: counterValue(rows.sessions[0]), previous: counterValue(rows.sessions[1])}
@@ -270,102 +291,98 @@ func (g *Gate) admitted(req mcp.AdmitRequest, cred *auth.Credential, k admitKeys
 	return adm, nil
 }
 
-// maxBucketRetries bounds the re-reads when concurrent requests of one key
-// open a new rate window at once.
-const maxBucketRetries = 5
-
-// Commit performs one write of the request (mcp.Gate). Only when another
-// request of the same key changed the bucket in between does it re-read
-// the bucket and write again: a new window opened by another (its Put
-// lost), or a reservation that no longer fits — then, decided again on the
-// fresh row, the request either fits (write again) or is over the limit
-// (mcp.ErrRateExceeded, nothing written). A call that ran longer than
-// ratelimit.MaxCall re-reads too, since the bucket row it was admitted
-// with has expired (a case shared/server/ondynamo pins).
+// Commit performs one write of the request (mcp.Gate): the audit rows,
+// any session change and the request's own conditional writes. The rate
+// count is not in it: Admit took the request from the process's lease
+// (ratelimit.Leases), whose slice was counted in the bucket row before the
+// request ran, so an ordinary governed read is one plain conditional put
+// of its audit row (NotExists, a single write request) and a transaction
+// only where there is more than one row to write — a batch's rows, a
+// session's rows at initialize and DELETE, a tool's conditional writes
+// (docs/decisions.md "Pipeline choices"). Requests Admit charged but the
+// request does not count (c.Count below the charge) go back to the
+// lease; a Commit that counts more than Admit charged (an admission of
+// Readmit's charges nothing) takes the rest from the lease first, and
+// answers mcp.ErrRateExceeded, writing nothing, when the window has no
+// room for it.
 //
 // The audit rows' index items (audit.Record.IndexItems: one per further
-// matter an answer contains) join the transaction as far as it has room
-// (store.MaxTransactItems); the rest are put before it, one plain put each,
-// so no answer is ever committed without its index entries (the write rule
-// of package audit). A request of at most one matter writes none. Audit
-// rows and their index items expire after the configured retention.
+// matter an answer contains) join the write as far as a transaction has
+// room (store.MaxTransactItems); the rest are put before it, one plain put
+// each, so no answer is ever committed without its index entries (the
+// write rule of package audit). A request of at most one matter writes
+// none. Audit rows and their index items expire after the configured
+// retention.
 func (g *Gate) Commit(ctx context.Context, adm *mcp.Admission, c mcp.Commitment) error {
 	st, _ := adm.State.(*admitted)
 	if st == nil {
 		return errors.New("commit: admission was not made by this gate")
+	}
+	switch {
+	case c.Count < st.charged:
+		g.leases.Refund(st.bucket, st.limit, st.now, st.charged-c.Count)
+		st.charged = c.Count
+	case c.Count > st.charged && st.bucket.PK != "":
+		d, err := g.leases.Take(ctx, g.store, st.bucket, st.limit, st.now, c.Count-st.charged)
+		if err != nil {
+			return fmt.Errorf("commit: %w", err)
+		}
+		if !d.Allowed {
+			return mcp.ErrRateExceeded
+		}
+		st.charged = c.Count
 	}
 	var index []store.Item
 	for i := range c.Audit {
 		c.Audit[i].ExpiresAt = c.Audit[i].At.Add(g.retention)
 		index = append(index, c.Audit[i].IndexItems()...)
 	}
-	for attempt := 0; ; attempt++ {
-		var ops []store.Op
-		bucketAt, counterAt, deleteAt := -1, -1, -1
-		if c.Count > 0 {
-			bucketAt = len(ops)
-			ops = append(ops, ratelimit.Reserve(st.bucket, st.limit, st.now, int64(c.Count)))
+	var ops []store.Op
+	counterAt, deleteAt := -1, -1
+	for i := range c.Audit {
+		ops = append(ops, store.PutOp(c.Audit[i].Item(), store.NotExists()))
+	}
+	if c.CreateSession != nil {
+		ops = append(ops, store.PutOp(c.CreateSession.Item(), store.NotExists()))
+		counterAt = len(ops)
+		ops = append(ops, g.countSession(st))
+	}
+	if c.DeleteSession != nil {
+		deleteAt = len(ops)
+		ops = append(ops, store.DeleteOp(mcp.SessionKey(c.DeleteSession.ID), store.Exists()))
+		ops = append(ops, g.uncountSession(st.keyHash, c.DeleteSession))
+	}
+	if len(index) > 0 {
+		room := store.MaxTransactItems - len(ops) - len(c.Ops)
+		room = max(0, min(room, len(index)))
+		if err := putAll(ctx, g.store, index[room:]); err != nil {
+			return fmt.Errorf("commit: audit index: %w", err)
 		}
-		for i := range c.Audit {
-			ops = append(ops, store.PutOp(c.Audit[i].Item(), store.NotExists()))
-		}
-		if c.CreateSession != nil {
-			ops = append(ops, store.PutOp(c.CreateSession.Item(), store.NotExists()))
-			counterAt = len(ops)
-			ops = append(ops, g.countSession(st))
-		}
-		if c.DeleteSession != nil {
-			deleteAt = len(ops)
-			ops = append(ops, store.DeleteOp(mcp.SessionKey(c.DeleteSession.ID), store.Exists()))
-			ops = append(ops, g.uncountSession(st.keyHash, c.DeleteSession))
-		}
-		if len(index) > 0 {
-			room := store.MaxTransactItems - len(ops) - len(c.Ops)
-			room = max(0, min(room, len(index)))
-			// Written once, on the first attempt: a retry finds them there.
-			if err := putAll(ctx, g.store, index[room:]); err != nil {
-				return fmt.Errorf("commit: audit index: %w", err)
-			}
-			for _, it := range index[:room] {
-				ops = append(ops, store.PutOp(it))
-			}
-			index = index[:room]
-		}
-		own := len(ops)
-		ops = append(ops, c.Ops...)
-		if len(ops) == 0 {
-			return nil
-		}
-		err := write(ctx, g.store, ops)
-		if err == nil {
-			return nil
-		}
-		failed, isCondition := failedOp(err, len(ops))
-		switch {
-		case !isCondition:
-			return fmt.Errorf("commit: %w", err)
-		case failed >= own:
-			return &mcp.OpsConflictError{Index: failed - own, Err: err}
-		case failed == counterAt:
-			return mcp.ErrSessionLimit
-		case failed == deleteAt:
-			return mcp.ErrSessionGone
-		case failed != bucketAt || attempt >= maxBucketRetries:
-			return fmt.Errorf("commit: %w", err)
-		}
-		it, gerr := g.store.Get(ctx, st.bucket.Key)
-		switch {
-		case errors.Is(gerr, store.ErrNotFound):
-			st.bucket = ratelimit.DecodeBucket(st.bucket.Key, nil)
-		case gerr != nil:
-			return fmt.Errorf("commit: re-read rate bucket: %w", gerr)
-		default:
-			st.bucket = ratelimit.DecodeBucket(st.bucket.Key, &it)
-		}
-		if !ratelimit.Decide(st.bucket, st.limit, st.now, c.Count).Allowed {
-			return mcp.ErrRateExceeded
+		for _, it := range index[:room] {
+			ops = append(ops, store.PutOp(it))
 		}
 	}
+	own := len(ops)
+	ops = append(ops, c.Ops...)
+	if len(ops) == 0 {
+		return nil
+	}
+	err := write(ctx, g.store, ops)
+	if err == nil {
+		return nil
+	}
+	failed, isCondition := failedOp(err, len(ops))
+	switch {
+	case !isCondition:
+		return fmt.Errorf("commit: %w", err)
+	case failed >= own:
+		return &mcp.OpsConflictError{Index: failed - own, Err: err}
+	case failed == counterAt:
+		return mcp.ErrSessionLimit
+	case failed == deleteAt:
+		return mcp.ErrSessionGone
+	}
+	return fmt.Errorf("commit: %w", err)
 }
 
 // maxParallelPuts bounds the overflow index puts in flight at once.

@@ -14,7 +14,7 @@ type Encoded []byte
 // Encode writes the tool result as JSON. StructuredContent that is a
 // json.RawMessage is copied as is; text blocks are quoted directly.
 func (r *CallToolResult) Encode() (Encoded, error) {
-	b := make([]byte, 0, 2*estimate(r)+128)
+	b := make([]byte, 0, estimate(r)+128)
 	b = append(b, `{"content":[`...)
 	for i, c := range r.Content {
 		if i > 0 {
@@ -52,10 +52,13 @@ func (r *CallToolResult) Encode() (Encoded, error) {
 	return append(b, '}'), nil
 }
 
+// estimate is the encoding's likely size: the text blocks with room for
+// their escapes (a JSON text quoted escapes each of its quotes; a quarter
+// more covers that) and the raw structuredContent, copied as is.
 func estimate(r *CallToolResult) int {
 	n := 0
 	for _, c := range r.Content {
-		n += len(c.Text)
+		n += len(c.Text) + len(c.Text)/4
 	}
 	if raw, ok := r.StructuredContent.(json.RawMessage); ok {
 		n += len(raw)

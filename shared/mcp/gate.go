@@ -17,18 +17,19 @@ import (
 // real engines.
 type Gate interface {
 	// Admit authenticates the presented token from scratch and, in the same
-	// batch read, fetches the session and the lane's rate bucket. An
+	// batch read, fetches the session; the rate decision is made before
+	// anything executes (the gate's lease of the lane's budget). An
 	// unknown or revoked credential is an Admission without Credential (and
 	// no error; the Server answers it invalid_token, Admission.Denial); an
 	// error means the store could not answer.
 	Admit(ctx context.Context, req AdmitRequest) (*Admission, error)
-	// Commit performs one write of the request: the rate count, the audit
-	// rows, any session change and the request's own conditional writes,
-	// atomically. It writes nothing and returns
+	// Commit performs one write of the request: the audit rows, any
+	// session change and the request's own conditional writes, atomically
+	// (the rate count was taken at admission). It writes nothing and returns
 	//   - an *OpsConflictError when a condition of Commitment.Ops failed;
-	//   - ErrRateExceeded when the reservation of Count requests failed
-	//     because concurrent requests spent the lane's budget after this
-	//     one was admitted (ratelimit package doc);
+	//   - ErrRateExceeded when Count is more than admission charged and
+	//     the lane's budget has no room for the rest (ratelimit package
+	//     doc);
 	//   - ErrSessionLimit when CreateSession would pass the credential's
 	//     cap of live sessions;
 	//   - ErrSessionGone when DeleteSession's row is already gone;

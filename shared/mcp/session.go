@@ -76,9 +76,20 @@ func (s *Session) Item() store.Item {
 }
 
 // DecodeSession decodes a session row.
-func DecodeSession(it store.Item) (*Session, error) {
-	var s Session
-	if err := json.Unmarshal(it.Bytes("data"), &s); err != nil {
+func DecodeSession(it store.Item) (*Session, error) { return DecodeSessionWith(nil, it) }
+
+// DecodeSessionWith is DecodeSession reusing the decoding of a row read
+// before with identical bytes from c (nil: none; store.RowCache — the row
+// itself is read on every request). The returned Session is the caller's;
+// its ClientCapabilities and ClientInfo are shared with other copies and
+// read-only.
+func DecodeSessionWith(c *store.RowCache[Session], it store.Item) (*Session, error) {
+	s, err := c.Decode(it, "data", func(b []byte) (Session, error) {
+		var s Session
+		err := json.Unmarshal(b, &s)
+		return s, err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("decode session row %s: %w", it.Key(), err)
 	}
 	id, ok := strings.CutPrefix(it.PK, keyspace.SessionPK(""))

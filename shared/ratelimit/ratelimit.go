@@ -10,19 +10,18 @@
 // requests are admitted while estimate + n ≤ limit; a JSON-RPC batch is
 // charged per message, before any runs.
 //
-// Admission reserves (issue 8, item 3). The bucket row is read in the same
-// batch as the credential and session (docs/decisions.md "Pipeline
-// choices") and decided before execution; the request's one transaction
-// then counts it under a condition that the window's count stays within
-// what the limit admits (Reserve: AttrBelow on the count). Of concurrent
-// requests decided on the same read, those whose reservation no longer
-// fits fail their transaction and are answered as rate-limited, uncounted,
-// in one more write — so the answers served in a window never pass the
-// limit. The work done before such a request learns it was over is bounded
-// separately: the gate caps each credential's concurrent calls in the
-// expensive lane per process (gate.Options.MaxConcurrent), and on Lambda
-// one instance serves one request at a time, under the function's reserved
-// concurrency.
+// Admission reserves (issue 8, item 3), by leases (issue 19, item 6;
+// docs/decisions.md "Pipeline choices"). A process admits requests from
+// its slice of the bucket (Leases), which it counted in the row under the
+// condition that the window's count stays within what the limit admits
+// (Reserve: AttrBelow on the count) before handing any of it out — so the
+// requests served in a window never pass the limit, across any number of
+// processes, and the bucket is written once per slice (SliceFor), not per
+// request. The price is a stated undershoot: slices leased but unserved
+// count too (Leases). The work done at once is bounded separately: the
+// gate caps each credential's concurrent calls in the expensive lane per
+// process (gate.Options.MaxConcurrent), and on Lambda one instance serves
+// one request at a time, under the function's reserved concurrency.
 //
 // Refused requests are not counted (a client that honours Retry-After gets
 // in when it says); every other authenticated request is, invalid ones too.

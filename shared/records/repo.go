@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/custodymcp/custody/shared/store"
 )
@@ -20,10 +21,18 @@ import (
 // privilege review (package intake) reads those rows, from the store.
 type Repo struct {
 	store store.Store
+	// matters keeps matter rows decoded, reused only for a row read again
+	// with identical bytes (store.RowCache: the row is read every call).
+	matters *store.RowCache[Matter]
 }
 
+// matterRowsKept is how many decoded matter rows a Repo keeps.
+const matterRowsKept = 4096
+
 // NewRepo returns a Repo over s.
-func NewRepo(s store.Store) *Repo { return &Repo{store: s} }
+func NewRepo(s store.Store) *Repo {
+	return &Repo{store: s, matters: store.NewRowCache[Matter](matterRowsKept)}
+}
 
 // Tenant returns the tenant row. Absent: store.ErrNotFound (wrapped).
 func (r *Repo) Tenant(ctx context.Context, tenant string) (Tenant, error) {
@@ -54,11 +63,26 @@ func (r *Repo) Principals(ctx context.Context, tenant string) ([]Principal, erro
 // Matter returns one matter of tenant without deciding access (use
 // access.Funnel for a caller-supplied id). Absent: store.ErrNotFound.
 func (r *Repo) Matter(ctx context.Context, tenant, id string) (Matter, error) {
-	var m Matter
 	if !ValidID(tenant) || !ValidID(id) {
-		return m, notFound("matter")
+		return Matter{}, notFound("matter")
 	}
-	return m, r.get(ctx, MatterKey(tenant, id), &m)
+	k := MatterKey(tenant, id)
+	it, err := r.store.Get(ctx, k)
+	if err != nil {
+		return Matter{}, fmt.Errorf("read %s: %w", k, err)
+	}
+	m, err := r.matters.Decode(it, AttrData, func([]byte) (Matter, error) {
+		var m Matter
+		err := decode(it, &m)
+		return m, err
+	})
+	if err != nil {
+		return Matter{}, err
+	}
+	// The decoded row is shared with later reads of the same bytes: the
+	// caller gets slices of its own.
+	m.Team, m.Screened = slices.Clone(m.Team), slices.Clone(m.Screened)
+	return m, nil
 }
 
 // MatterWith returns one matter of tenant and its row's version, read in

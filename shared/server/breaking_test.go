@@ -421,3 +421,22 @@ func auditRows(t *testing.T, env *servertest.Env) []audit.Record {
 	}
 	return rows
 }
+
+// Issue 19, item 6: rate admission by leases keeps issue 8's bound across
+// instances. Two instances on one file-engine store race a 400-way barrier
+// of get_matter against a read limit of 300 (slices of 5; initialize and
+// its notification took 2) and 200 search_documents against an expensive
+// limit of 60 (slices of 1: exactly the limit served).
+func TestRateLeasesAcrossTwoInstancesServeNoMoreThanTheLimit(t *testing.T) {
+	t.Run("read lane, slices of 5", func(t *testing.T) {
+		env := servertest.New(t, servertest.Options{Clock: servertest.NewClock(servertest.Epoch),
+			Limits: ratelimit.Limits{ratelimit.LaneRead: 300}})
+		servertest.LeasesAcrossInstances(t, env, 300, 2, 400, "get_matter", map[string]any{"case_id": seed.Meridian})
+	})
+	t.Run("expensive lane, slices of 1", func(t *testing.T) {
+		env := servertest.New(t, servertest.Options{Clock: servertest.NewClock(servertest.Epoch),
+			Limits:        ratelimit.Limits{ratelimit.LaneRead: 10000, ratelimit.LaneExpensive: 60},
+			MaxConcurrent: map[ratelimit.Lane]int{}})
+		servertest.LeasesAcrossInstances(t, env, 60, 0, 200, "search_documents", map[string]any{"query": "delivery", "case_id": seed.Meridian})
+	})
+}

@@ -408,6 +408,35 @@ func TestInvariantARevokedKeyFailsOnItsNextCall(t *testing.T) {
 	}
 }
 
+// TestInvariantAWallRaisedIsSeenOnTheNextCallThoughTheMatterWasDecoded:
+// the decoded matter row a process keeps (store.RowCache; issue 19, item 2)
+// is reused only for identical bytes, so a wall raised between two calls
+// — a new version of the row — refuses the very next one, and taking the
+// wall down lets the one after in.
+func TestInvariantAWallRaisedIsSeenOnTheNextCallThoughTheMatterWasDecoded(t *testing.T) {
+	env := servertest.New(t, servertest.Options{})
+	s := env.Initialize(t, servertest.Attorney, "2025-11-25")
+	args := map[string]any{"case_id": seed.Meridian}
+	for i := range 2 { // the second call reuses the first's decoding
+		if res := s.Tool(t, "get_matter", args); res["isError"] == true {
+			t.Fatalf("call %d before the wall: %v", i, res)
+		}
+	}
+	ctx := context.Background()
+	if _, _, err := records.Screen(ctx, env.Store, seed.DemoTenant, seed.Meridian, seed.DemoAttorney, true, ""); err != nil {
+		t.Fatal(err)
+	}
+	if class := servertest.RefusalClass(s.Tool(t, "get_matter", args)); class != tools.ClassNotFound {
+		t.Errorf("the call after the wall was raised: class %q, want %s", class, tools.ClassNotFound)
+	}
+	if _, _, err := records.Screen(ctx, env.Store, seed.DemoTenant, seed.Meridian, seed.DemoAttorney, false, ""); err != nil {
+		t.Fatal(err)
+	}
+	if res := s.Tool(t, "get_matter", args); res["isError"] == true {
+		t.Errorf("the call after the wall came down: %v", res)
+	}
+}
+
 // walkStrings calls f on every string in a JSON value.
 func walkStrings(v any, f func(string)) {
 	switch x := v.(type) {
@@ -779,14 +808,21 @@ func TestInvariantAuditRowsEqualAuthenticatedCallsAndQueriesAreNeverStored(t *te
 }
 
 // TestInvariantAFailedAuditWriteWithholdsTheAnswer: nothing unaudited
-// leaves the server, and the refusal leaks nothing.
+// leaves the server, and the refusal leaks nothing — whether the audit row
+// goes in a transaction (list_matters: its matters' index items join it)
+// or alone as one put (get_matter, issue 19, item 6).
 func TestInvariantAFailedAuditWriteWithholdsTheAnswer(t *testing.T) {
-	env := servertest.New(t, servertest.Options{})
-	s := env.Initialize(t, servertest.Attorney, "2025-11-25")
-	env.Faulty.Add(storetest.Rule{Method: storetest.MethodTransact, Err: errors.New("disk on fire")})
-	r := s.Post(t, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_matters","arguments":{}}}`))
-	if r.Status != http.StatusServiceUnavailable || strings.Contains(string(r.Body), "m_alvarez") || strings.Contains(string(r.Body), "fire") {
-		t.Errorf("with the audit write failing: %d %s, want 503 without the answer or internals", r.Status, r.Body)
+	for _, c := range []struct{ method, tool, args, secret string }{
+		{storetest.MethodTransact, "list_matters", `{}`, "m_alvarez"},
+		{storetest.MethodPut, "get_matter", `{"case_id":"m_meridian"}`, "Meridian"},
+	} {
+		env := servertest.New(t, servertest.Options{})
+		s := env.Initialize(t, servertest.Attorney, "2025-11-25")
+		env.Faulty.Add(storetest.Rule{Method: c.method, Err: errors.New("disk on fire")})
+		r := s.Post(t, []byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"`+c.tool+`","arguments":`+c.args+`}}`))
+		if r.Status != http.StatusServiceUnavailable || strings.Contains(string(r.Body), c.secret) || strings.Contains(string(r.Body), "fire") {
+			t.Errorf("%s with its audit write (%s) failing: %d %s, want 503 without the answer or internals", c.tool, c.method, r.Status, r.Body)
+		}
 	}
 }
 

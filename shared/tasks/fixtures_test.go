@@ -225,13 +225,20 @@ type taskEnv struct {
 // without it the test delivers messages itself.
 func newTaskEnv(t *testing.T, worker bool, tune func(*tasks.Options)) *taskEnv {
 	t.Helper()
+	return newTaskEnvLimited(t, worker, tune, nil)
+}
+
+// newTaskEnvLimited is newTaskEnv with the gate's rate limits (nil: the
+// defaults).
+func newTaskEnvLimited(t *testing.T, worker bool, tune func(*tasks.Options), limits ratelimit.Limits) *taskEnv {
+	t.Helper()
 	g := newGate()
 	q := servertest.TaskQueue(t)
 	to := servertest.FastTasks()
 	if tune != nil {
 		tune(&to)
 	}
-	env := servertest.New(t, servertest.Options{TaskQueue: q, TaskOptions: to, RegisterExtra: fixtures(g)})
+	env := servertest.New(t, servertest.Options{TaskQueue: q, TaskOptions: to, RegisterExtra: fixtures(g), Limits: limits})
 	if worker {
 		env.StartWorker(t, q, 4)
 	}

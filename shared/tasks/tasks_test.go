@@ -16,6 +16,7 @@ import (
 	"github.com/custodymcp/custody/shared/admin"
 	"github.com/custodymcp/custody/shared/auth"
 	"github.com/custodymcp/custody/shared/mcp"
+	"github.com/custodymcp/custody/shared/ratelimit"
 	"github.com/custodymcp/custody/shared/records/seed"
 	"github.com/custodymcp/custody/shared/server/servertest"
 	"github.com/custodymcp/custody/shared/store"
@@ -622,7 +623,9 @@ func TestTasksListPagesTheCallersOwnTasksOnceEachWithSealedCursors(t *testing.T)
 }
 
 func TestTheWorkerDoesNotChargeTheRateLimit(t *testing.T) {
-	env := newTaskEnv(t, true, nil)
+	// 119 reads a minute lease slices of one (ratelimit.SliceFor), so the
+	// bucket row counts each request as it is admitted.
+	env := newTaskEnvLimited(t, true, nil, ratelimit.Limits{ratelimit.LaneRead: 119, ratelimit.LaneExpensive: 60})
 	s := env.Initialize(t, servertest.Attorney, rev)
 	env.gate.open()
 	bucket := func() int64 {

@@ -1,12 +1,14 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/custodymcp/custody/shared/audit"
 	"github.com/custodymcp/custody/shared/auth"
@@ -226,15 +228,18 @@ func (r *Registry) shape(ctx context.Context, inv *Invocation, t *tool, structur
 		return Outcome{Result: &mcp.CallToolResult{Content: raw.Content, IsError: raw.IsError,
 			Meta: map[string]any{"ms": elapsedMs(inv.Arrived)}}}
 	}
-	enc, err := mcp.Marshal(structured)
+	enc, err := r.encode(structured)
 	if err != nil {
 		r.opts.Logger.ErrorContext(ctx, "encode tool result", "tool", t.spec.Name, "err", err)
 		ref := Refuse(ClassInternal, msgInternal)
 		inv.Audit.Outcome = ref.Class
 		return Outcome{Result: r.refusalResult(inv, ref), Refusal: ref}
 	}
+	// The one encoding is both the text block and structuredContent (issue
+	// 19, item 2): the text is enc itself, not a copy — enc is never
+	// written after encode returns it.
 	res := &mcp.CallToolResult{
-		Content: []mcp.Content{mcp.TextContent(string(enc))},
+		Content: []mcp.Content{mcp.TextContent(unsafe.String(unsafe.SliceData(enc), len(enc)))},
 		Meta:    map[string]any{"ms": elapsedMs(inv.Arrived)},
 	}
 	if inv.Revision.HasStructuredOutput() {
@@ -244,6 +249,32 @@ func (r *Registry) shape(ctx context.Context, inv *Invocation, t *tool, structur
 		}
 	}
 	return Outcome{Result: res, Structured: enc}
+}
+
+// maxScratch is the largest encoding buffer kept for reuse; a larger
+// result's buffer is left to the collector.
+const maxScratch = 256 << 10
+
+// encode is mcp.Marshal (compact, no HTML escaping) through a buffer the
+// registry reuses across calls, so that a result's encoding grows no
+// buffer of its own: it returns a new slice of exactly the result's bytes.
+func (r *Registry) encode(v any) ([]byte, error) {
+	buf, _ := r.scratch.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = new(bytes.Buffer)
+	}
+	buf.Reset()
+	e := json.NewEncoder(buf)
+	e.SetEscapeHTML(false)
+	err := e.Encode(v)
+	var out []byte
+	if err == nil {
+		out = bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	}
+	if buf.Cap() <= maxScratch {
+		r.scratch.Put(buf)
+	}
+	return out, err
 }
 
 // Committer is what Run commits through: the gate (mcp.Gate).

@@ -332,6 +332,8 @@ type Registry struct {
 	tools     map[string]*tool
 	compiler  *validator.Compiler
 	compileMu sync.Mutex // a Compiler is not safe for concurrent use
+	// scratch holds *bytes.Buffer reused to encode results (encode).
+	scratch sync.Pool
 }
 
 // NewRegistry returns an empty registry.

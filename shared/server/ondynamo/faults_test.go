@@ -80,7 +80,7 @@ func TestAThrottledOrUnavailableTableIsNeverAnEmptySuccess(t *testing.T) {
 			if l := leaks(env, r.Body); l != nil {
 				t.Errorf("the refusal names internals %v: %s", l, r.Body)
 			}
-			if got := env.ops.take(); got["TransactWriteItems"] != 1 || sum(got, writeOps) != 1 {
+			if got := env.ops.take(); got["PutItem"] != 1 || sum(got, writeOps) != 1 {
 				t.Errorf("writes = %v, want the one audited write", got)
 			}
 		})

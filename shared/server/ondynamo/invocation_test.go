@@ -26,8 +26,11 @@ func TestAConditionalWriteOnDynamoDBCostsOneTransactionAndItsConflictOneMore(t *
 		name string
 		want cost
 	}{
-		{"first call: executed", authed(0, 0)},
-		{"replay: the conflict path", cost{"BatchGetItem": 1, "TransactWriteItems": 2, "GetItem": 1}},
+		// The receipt's conditional put and the audit row: one transaction.
+		{"first call: executed", authedTx(0, 0)},
+		// The failed transaction, the original receipt read, then the audit
+		// row alone: one PutItem (issue 19, item 6: no rate count in it).
+		{"replay: the conflict path", cost{"BatchGetItem": 1, "TransactWriteItems": 1, "GetItem": 1, "PutItem": 1}},
 	} {
 		r := s.Post(t, []byte(toolCall(7, servertest.ReceiptTool, args)))
 		if class, code := refusalClass(t, r); r.Status != http.StatusOK || class != "" || code != 0 {

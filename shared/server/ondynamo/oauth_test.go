@@ -17,8 +17,10 @@ import (
 // TestRoundTripsOfAnOAuthTokenCallAreThoseOfAKeyCall pins what an OAuth
 // access token costs on DynamoDB (DECISIONS.md "Pipeline choices"): the
 // token is verified on the CPU against the cached JWKS, so a call makes the
-// same one BatchGetItem (session and rate bucket; there is no credential
-// row to read) and the same one TransactWriteItems as a key's, and a
+// same one BatchGetItem (the session; there is no credential row to read)
+// and the same one write as a key's (its audit row's PutItem, or the
+// transaction of a session's rows and of several matters' index items;
+// the rate lease's requests, once per slice, are counted apart), and a
 // refused token — expired, of another audience, lacking the required scope,
 // forged — makes no DynamoDB request at all (a refused key makes one read).
 // The JWKS is fetched once, by the first token, never per call.
@@ -68,10 +70,10 @@ func TestRoundTripsOfAnOAuthTokenCallAreThoseOfAKeyCall(t *testing.T) {
 			r := send(token, initBody(rev))(t)
 			sid = r.Header.Get("Mcp-Session-Id")
 			return r
-		}, 200, authed(1, 0)}, // the tenant's instructions, as for a key
+		}, 200, authedTx(1, 0)}, // the tenant's instructions, as for a key
 		{"notifications/initialized (token)", send(token, `{"jsonrpc":"2.0","method":"notifications/initialized"}`), 202, authed(0, 0)},
 		{"tools/list (token)", send(token, rpc(2, "tools/list", nil)), 200, authed(0, 0)},
-		{"tools/call list_matters (token)", send(token, toolCall(3, "list_matters", nil)), 200, authed(0, pages(sh.matters))},
+		{"tools/call list_matters (token)", send(token, toolCall(3, "list_matters", nil)), 200, authedTx(0, pages(sh.matters))},
 		{"tools/call get_matter (token)", send(token, toolCall(4, "get_matter", map[string]any{"case_id": m})), 200,
 			authed(1, 0)}, // the funnel's matter row is all it reads
 		{"ping (refreshed token, RS256, same session)", send(refreshed, rpc(5, "ping", nil)), 200, authed(0, 0)},
@@ -82,7 +84,7 @@ func TestRoundTripsOfAnOAuthTokenCallAreThoseOfAKeyCall(t *testing.T) {
 		{"403 token without custody:mcp", send(noScope, rpc(11, "ping", nil)), 403, cost{}},
 		{"DELETE (token)", func(t *testing.T) *servertest.Response {
 			return env.Do(t, http.MethodDelete, nil, headers(token, sid, rev)...)
-		}, 204, authed(0, 1)},
+		}, 204, authedTx(0, 1)},
 	}
 	for _, c := range cases {
 		ok := t.Run(c.name, func(t *testing.T) {

@@ -100,15 +100,28 @@ func (s shape) factReads(f string) (gets, batches, queries int) {
 type cost map[string]int
 
 // authed is the cost of an authenticated call whose tool reads gets point
-// reads and queries Query requests, and which ends in the one transaction.
+// reads and queries Query requests, and which ends in the one write of its
+// audit row, a plain conditional PutItem (issue 19, item 6: the rate count
+// is the lease's, once per slice, counted apart — ops.takeLeases).
 func authed(gets, queries int) cost {
-	c := cost{"BatchGetItem": 1, "TransactWriteItems": 1}
+	c := cost{"BatchGetItem": 1, "PutItem": 1}
 	if gets > 0 {
 		c["GetItem"] = gets
 	}
 	if queries > 0 {
 		c["Query"] = queries
 	}
+	return c
+}
+
+// authedTx is authed for a call whose one write holds more than its audit
+// row — a session's rows (initialize, DELETE, logging/setLevel), several
+// audit rows (a batch) or index items of further matters — and so is one
+// TransactWriteItems.
+func authedTx(gets, queries int) cost {
+	c := authed(gets, queries)
+	delete(c, "PutItem")
+	c["TransactWriteItems"] = 1
 	return c
 }
 
@@ -201,12 +214,17 @@ func refusalClass(t *testing.T, r *servertest.Response) (class string, code int)
 }
 
 // TestRoundTripsPerCallTypeAreExactlyWhatDecisionsAllow pins, per call type,
-// the DynamoDB requests one call costs (DECISIONS.md "Pipeline choices"):
-// one BatchGetItem (credential, session, rate bucket) plus the tool's own
-// reads, and exactly one write — a TransactWriteItems of the bucket update
-// and the audit row (with the session row at initialize and DELETE), or a
-// single PutItem when only the audit row is written (a call refused by its
-// rate limit) — on every authenticated path, refusals included. An unknown
+// the DynamoDB requests one call costs (docs/decisions.md "Pipeline
+// choices"): one BatchGetItem (credential, session) plus the tool's own
+// reads, and exactly one write — a single PutItem of the audit row, or a
+// TransactWriteItems when the request writes more (the session's rows at
+// initialize, DELETE and logging/setLevel, several audit rows of a batch,
+// index items of further matters) — on every authenticated path, refusals
+// included. The rate count is no longer in that write (issue 19, item 6):
+// admission takes the call from the instance's lease of the bucket, whose
+// requests (a GetItem and a PutItem for a window's first slice, an
+// UpdateItem for each further one) are counted apart and pinned by the
+// time cases below and TestRoundTripsOfRateLeasesArePinned. An unknown
 // or revoked key costs the batch read and no write; a missing or malformed
 // key costs nothing. The test clock stands still unless a case moves it, so
 // every call lands in one rate window and no row expires under a write by
@@ -280,9 +298,12 @@ func TestRoundTripsPerCallTypeAreExactlyWhatDecisionsAllow(t *testing.T) {
 		code   int    // expected JSON-RPC error code (0 none)
 		batch  int    // a batch: the number of responses expected
 		want   cost
+		// leases, when set, are the rate bucket's requests the call makes
+		// exactly (counted apart from want; otherwise only reported).
+		leases cost
 	}{
 		// initialize reads the tenant row for the firm's own instructions.
-		{name: "initialize", status: 200, want: authed(1, 0),
+		{name: "initialize", status: 200, want: authedTx(1, 0),
 			call: func(t *testing.T) *servertest.Response {
 				r := send(attorney, nil, initBody(rev))(t)
 				sid = r.Header.Get("Mcp-Session-Id")
@@ -295,7 +316,9 @@ func TestRoundTripsPerCallTypeAreExactlyWhatDecisionsAllow(t *testing.T) {
 
 		// Each read tool: the funnel's GetItem of the matter row, then what
 		// the tool itself reads.
-		{name: "tools/call list_matters", status: 200, want: authed(0, pages(sh.matters)),
+		// list_matters answers from every matter: their index items join
+		// the audit row in one transaction.
+		{name: "tools/call list_matters", status: 200, want: authedTx(0, pages(sh.matters)),
 			call: send(attorney, &sid, toolCall(4, "list_matters", nil))},
 		// get_matter answers from the matter row the funnel read.
 		{name: "tools/call get_matter", status: 200, want: authed(1, 0),
@@ -306,7 +329,7 @@ func TestRoundTripsPerCallTypeAreExactlyWhatDecisionsAllow(t *testing.T) {
 			call: send(attorney, &sid, toolCall(7, "get_document", map[string]any{"case_id": m, "document_id": doc}))},
 		{name: "tools/call search_documents (one matter)", status: 200, want: authed(1, pages(sh.docs[m])+pages(sh.chunks[m])),
 			call: send(attorney, &sid, toolCall(8, "search_documents", map[string]any{"case_id": m, "query": "cargo damage"}))},
-		{name: fmt.Sprintf("tools/call search_documents (%d reachable matters)", reachable), status: 200, want: authed(0, searchAll),
+		{name: fmt.Sprintf("tools/call search_documents (%d reachable matters)", reachable), status: 200, want: authedTx(0, searchAll),
 			call: send(attorney, &sid, toolCall(9, "search_documents", map[string]any{"query": "cargo damage"}))},
 		{name: "tools/call search_in_document", status: 200,
 			want: authed(2, pages(sh.versionChunks[fmt.Sprintf("%s#%d", doc, sh.currentVersion[doc])])),
@@ -334,7 +357,7 @@ func TestRoundTripsPerCallTypeAreExactlyWhatDecisionsAllow(t *testing.T) {
 			call: in(paralegal, toolCall(19, "get_matter", map[string]any{"case_id": seed.Harbor}))},
 		{name: "tools/call NOT_FOUND (outside the allow-list: no read)", status: 200, class: tools.ClassNotFound, want: authed(0, 0),
 			call: in(allowListed, toolCall(20, "get_matter", map[string]any{"case_id": seed.Harbor}))},
-		{name: "batch of ping + tools/list (2025-03-26)", status: 200, batch: 2, want: authed(0, 0),
+		{name: "batch of ping + tools/list (2025-03-26)", status: 200, batch: 2, want: authedTx(0, 0),
 			call: in(batching, `[`+rpc(21, "ping", nil)+`,`+rpc(22, "tools/list", nil)+`]`)},
 		{name: "GET /mcp (no stream: 405)", status: 405, want: authed(0, 0),
 			call: func(t *testing.T) *servertest.Response {
@@ -353,7 +376,7 @@ func TestRoundTripsPerCallTypeAreExactlyWhatDecisionsAllow(t *testing.T) {
 		// withdraw those it names; a client's answer reads the parked
 		// request it names (one GetItem) and is refused 400 when none is
 		// pending.
-		{name: "logging/setLevel", status: 200, want: authed(0, 0),
+		{name: "logging/setLevel", status: 200, want: authedTx(0, 0),
 			call: send(attorney, &sid, rpc(40, "logging/setLevel", map[string]any{"level": "warning"}))},
 		{name: "notifications/cancelled", status: 202, want: authed(0, 1),
 			call: send(attorney, &sid, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":15}}`)},
@@ -362,7 +385,7 @@ func TestRoundTripsPerCallTypeAreExactlyWhatDecisionsAllow(t *testing.T) {
 
 		// A key allowed one read a minute: initialize takes it, then every
 		// call is refused and writes its audit row alone.
-		{name: "initialize (limit 1/min: the one allowed)", status: 200, want: authed(1, 0),
+		{name: "initialize (limit 1/min: the one allowed)", status: 200, want: authedTx(1, 0),
 			call: func(t *testing.T) *servertest.Response {
 				r := send(limitedKey, nil, initBody(rev))(t)
 				limitedSID = r.Header.Get("Mcp-Session-Id")
@@ -374,7 +397,7 @@ func TestRoundTripsPerCallTypeAreExactlyWhatDecisionsAllow(t *testing.T) {
 			call: send(limitedKey, &limitedSID, rpc(25, "ping", nil))},
 		{name: "tools/call over the limit (RATE_LIMITED)", status: 200, class: tools.ClassRateLimited, want: refusedByRate,
 			call: send(limitedKey, &limitedSID, toolCall(26, "get_matter", map[string]any{"case_id": m}))},
-		{name: "DELETE over the limit (audit + session delete, nothing counted)", status: 204, want: authed(0, 1),
+		{name: "DELETE over the limit (audit + session delete, nothing counted)", status: 204, want: authedTx(0, 1),
 			call: func(t *testing.T) *servertest.Response {
 				return env.Do(t, http.MethodDelete, nil, headers(limitedKey, limitedSID, rev)...)
 			}},
@@ -391,55 +414,64 @@ func TestRoundTripsPerCallTypeAreExactlyWhatDecisionsAllow(t *testing.T) {
 
 		// DELETE reads the session's parked requests (one Query) to reject
 		// the pending ones in its one write.
-		{name: "DELETE", status: 204, want: authed(0, 1),
+		{name: "DELETE", status: 204, want: authedTx(0, 1),
 			call: func(t *testing.T) *servertest.Response {
 				return env.Do(t, http.MethodDelete, nil, headers(attorney, sid, rev)...)
 			}},
 		{name: "404 the deleted session", status: 404, want: authed(0, 0),
 			call: send(attorney, &sid, rpc(31, "ping", nil))},
 
-		// Time. A new rate window replaces the bucket row with a Put guarded
-		// by the version read: still one write.
+		// Time. The first call of a new rate window leases the window's
+		// first slice: a GetItem of the bucket and a PutItem guarded by the
+		// version read, before the call runs; its commit is its audit row.
 		{name: "ping three minutes later (a new rate window)", status: 200, want: authed(0, 0),
+			leases: cost{"GetItem": 1, "PutItem": 1},
 			call: func(t *testing.T) *servertest.Response {
 				clock.Advance(3 * time.Minute)
 				return batching.Post(t, []byte(rpc(32, "ping", nil)))
 			}},
 		// A bucket row past its expiry is still stored (DynamoDB deletes
-		// lazily): the batch read drops it, and the Put of the new window is
-		// guarded by NotExists, which treats an expired row as absent.
+		// lazily): the lease's read drops it, and the Put of the new window
+		// is guarded by NotExists, which treats an expired row as absent.
 		{name: "ping after the bucket row expired (still stored)", status: 200, want: authed(0, 0),
+			leases: cost{"GetItem": 1, "PutItem": 1},
 			call: func(t *testing.T) *servertest.Response {
 				clock.Advance(2*time.Minute + ratelimit.MaxCall)
 				return batching.Post(t, []byte(rpc(33, "ping", nil)))
 			}},
-		// A call that outlives its rate window commits its count against
-		// the row it was admitted with, which lives ratelimit.MaxCall beyond
-		// its two windows: one write.
+		// A call that outlives its rate window was counted by its slice
+		// before it ran: its commit never touches the bucket, however long
+		// it ran (before issue 19, a call past ratelimit.MaxCall met its
+		// expired bucket row at commit and cost one more read and write).
 		{name: "tools/call running 3 minutes (past its rate window)", status: 200, want: authed(0, 0),
-			call: in(batching, toolCall(34, "fixture_slow", map[string]any{"seconds": 180}))},
-		{name: "ping (opens the window the next call is admitted in)", status: 200, want: authed(0, 0),
-			call: in(batching, rpc(35, "ping", nil))},
-		// Documented, not wanted: a call running longer than a Lambda may
-		// (the dev server has no timeout) commits after its bucket row
-		// expired. The transaction's window-guarded Add meets an expired
-		// row and is cancelled; the gate re-reads the bucket (GetItem) and
-		// writes again.
-		{name: "tools/call running 20 minutes (past ratelimit.MaxCall: +1 read, +1 write)", status: 200,
-			want: cost{"BatchGetItem": 1, "GetItem": 1, "TransactWriteItems": 2},
+			leases: cost{},
+			call:   in(batching, toolCall(34, "fixture_slow", map[string]any{"seconds": 180}))},
+		{name: "ping (a new window: its first slice)", status: 200, want: authed(0, 0),
+			leases: cost{"GetItem": 1, "PutItem": 1},
+			call:   in(batching, rpc(35, "ping", nil))},
+		{name: "tools/call running 20 minutes (past ratelimit.MaxCall: still one write)", status: 200,
+			want: authed(0, 0), leases: cost{},
 			call: in(batching, toolCall(36, "fixture_slow", map[string]any{"seconds": 20 * 60}))},
 	}
 
 	var table strings.Builder
 	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "call type\tstatus\treads\twrites")
+	fmt.Fprintln(tw, "call type\tstatus\treads\twrites\trate lease (once per slice)")
 	for _, c := range cases {
 		ok := t.Run(c.name, func(t *testing.T) {
 			env.ops.take()
+			env.ops.takeLeases()
 			r := c.call(t)
 			got := env.ops.take()
-			fmt.Fprintf(tw, "%s\t%d\t%d (%s)\t%d (%s)\n", c.name, r.Status,
-				sum(got, readOps), describe(got, readOps), sum(got, writeOps), describe(got, writeOps))
+			leases := env.ops.takeLeases()
+			fmt.Fprintf(tw, "%s\t%d\t%d (%s)\t%d (%s)\t%s\n", c.name, r.Status,
+				sum(got, readOps), describe(got, readOps), sum(got, writeOps), describe(got, writeOps),
+				describe(leases, append(readOps, writeOps...)))
+			if c.leases != nil {
+				if diff := cmp.Diff(map[string]int(c.leases), leases); diff != "" {
+					t.Errorf("rate lease requests by operation (-want +got):\n%s", diff)
+				}
+			}
 			if r.Status != c.status {
 				t.Fatalf("status = %d, want %d; body %s", r.Status, c.status, r.Body)
 			}

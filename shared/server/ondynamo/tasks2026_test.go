@@ -80,7 +80,7 @@ func TestTaskRoundTripsOfThe2026ExtensionOnDynamoDBArePinned(t *testing.T) {
 	answer := func(text string) map[string]any {
 		return map[string]any{"action": "accept", "content": map[string]any{"answer": text}}
 	}
-	read := cost{"BatchGetItem": 1, "GetItem": 1, "TransactWriteItems": 1}
+	read := cost{"BatchGetItem": 1, "GetItem": 1, "PutItem": 1} // the task row; the audit row alone (issue 19, item 6)
 	env.ops.take()
 
 	id, _ := call("tools/call", map[string]any{"name": "fixture_ask_two", "arguments": map[string]any{}})["taskId"].(string)
@@ -93,12 +93,15 @@ func TestTaskRoundTripsOfThe2026ExtensionOnDynamoDBArePinned(t *testing.T) {
 		name   string
 		method string
 		params map[string]any
+		want   cost
 	}{
-		{"tasks/get", "tasks/get", map[string]any{"taskId": id}},
-		{"tasks/update with one of the two answers", "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"first": answer("one")}}},
+		{"tasks/get", "tasks/get", map[string]any{"taskId": id}, read},
+		// The answer's conditional write with the audit row: a transaction.
+		{"tasks/update with one of the two answers", "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"first": answer("one")}},
+			cost{"BatchGetItem": 1, "GetItem": 1, "TransactWriteItems": 1}},
 	} {
 		call(st.method, st.params)
-		if diff := cmp.Diff(read, cost(env.ops.take())); diff != "" {
+		if diff := cmp.Diff(st.want, cost(env.ops.take())); diff != "" {
 			t.Errorf("%s: DynamoDB requests (-want +got):\n%s", st.name, diff)
 		}
 	}

@@ -440,6 +440,15 @@ func Structured(t testing.TB, res map[string]any) map[string]any {
 // other (anything else). It is the 200-way race of issue 8, item 3.
 func (s *Session) Barrier(t testing.TB, n int, tool string, args any) (served, limited, other int) {
 	t.Helper()
+	return s.BarrierAcross(t, []string{s.env.URL}, n, tool, args)
+}
+
+// BarrierAcross is Barrier with the n requests spread over the /mcp URLs
+// of several instances (Env.Instance) in turn: request i goes to
+// urls[i % len(urls)], so each instance's gate admits its share against
+// its own leases of the one bucket (issue 19, item 6).
+func (s *Session) BarrierAcross(t testing.TB, urls []string, n int, tool string, args any) (served, limited, other int) {
+	t.Helper()
 	p, err := json.Marshal(map[string]any{"name": tool, "arguments": args})
 	if err != nil {
 		t.Fatal(err)
@@ -453,7 +462,7 @@ func (s *Session) Barrier(t testing.TB, n int, tool string, args any) (served, l
 			defer wg.Done()
 			body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, 1000+i, p)
 			<-start
-			resp := s.Post(t, []byte(body))
+			resp := s.PostTo(t, urls[i%len(urls)], []byte(body))
 			if resp.Status != http.StatusOK {
 				results <- fmt.Sprintf("http %d", resp.Status)
 				return
