@@ -68,7 +68,7 @@ conformance:
 # it runs once per version and does nothing (offline included) afterwards.
 TOOLS_BIN   := $(CURDIR)/.tools/bin
 # The AWS Lambda Runtime Interface Emulator (functions/mcp's runtime tests);
-# no tag is served, so the pseudo-version is pinned (DECISIONS.md "Versions").
+# no tag is served, so the pseudo-version is pinned (docs/decisions.md "Versions").
 RIE_VERSION := v0.0.0-20261030222936-bef5c4ba774d
 RIE         := $(TOOLS_BIN)/aws-lambda-rie
 RIE_STAMP   := $(TOOLS_BIN)/.aws-lambda-rie@$(RIE_VERSION)

@@ -52,7 +52,7 @@ import (
 //	ALLOWED_ORIGINS         optional. Comma-separated exact Origin values browsers may send; any
 //	                        other Origin is refused with 403. Empty: none.
 //	MAX_BODY_BYTES          optional. The POST body limit in bytes, 1024 to 1048576; default
-//	                        1048576 (1 MiB on AWS, DECISIONS.md "Time and size constants": a
+//	                        1048576 (1 MiB on AWS, docs/decisions.md "Time and size constants": a
 //	                        JSON-escaped body grows inside the proxy event, and Lambda refuses
 //	                        invoke payloads over 6 MB).
 //	AUDIT_RETENTION_DAYS    optional. How long audit rows are kept (their TTL), 1 to 36500 days;

@@ -55,7 +55,7 @@ func TestSampleEventsRoundTrip(t *testing.T) {
 				t.Errorf("%s is not played by the sample tests: add it to sampleSteps, refusalSamples or oauthSamples", name)
 			}
 			if base := strings.TrimSuffix(name, ".json"); base != strings.ToLower(base) || strings.ContainsAny(base, "_ ") {
-				t.Errorf("%s is not kebab-case (STYLE.md: events/<function>/<source>-<case>.json)", name)
+				t.Errorf("%s is not kebab-case (docs/decisions.md, Tests and the field cases: events/<function>/<source>-<case>.json)", name)
 			}
 			raw, err := os.ReadFile(f)
 			if err != nil {

@@ -139,7 +139,7 @@ func (s *session) callTool(ctx context.Context, name, argsJSON string) (json.Raw
 }
 
 // refusal names an isError result by Custody's refusal class when there is
-// one (structuredContent.error.class, DECISIONS.md), else by its text.
+// one (structuredContent.error.class, docs/decisions.md), else by its text.
 func refusal(raw []byte) *callError {
 	var r struct {
 		Result struct {

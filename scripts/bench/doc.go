@@ -6,7 +6,7 @@
 // with no authentication, rate limiting or audit. Custody's get_matter
 // authenticates the bearer key, checks and counts the rate limit, reads the
 // matter, its deadlines and notes, attests the answer and writes one audit
-// row per call (DECISIONS.md "Pipeline choices"). The comparison is what
+// row per call (docs/decisions.md "Pipeline choices"). The comparison is what
 // that governance costs per call. `make bench` runs it through run.sh.
 //
 // This folder is its own Go module, so the peers' dependencies never enter

@@ -52,7 +52,7 @@ import (
 	"github.com/custodymcp/custody/shared/nodetest"
 )
 
-// SDKVersion is the pinned TypeScript SDK (DECISIONS.md "Versions"; Node's
+// SDKVersion is the pinned TypeScript SDK (docs/decisions.md "Versions"; Node's
 // is nodetest.NodeVersion). The suites and the SDK are pinned with their
 // whole dependency trees by the lockfiles beside this file and in
 // scripts/interop/ts.

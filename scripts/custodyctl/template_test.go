@@ -108,7 +108,7 @@ func templateTable(t *testing.T) map[string]any {
 		}
 	}
 	if len(tables) != 1 {
-		t.Fatalf("%s has %d AWS::DynamoDB::Table resources, want one (DECISIONS.md \"Storage\": one table)", templatePath, len(tables))
+		t.Fatalf("%s has %d AWS::DynamoDB::Table resources, want one (docs/decisions.md \"Storage\": one table)", templatePath, len(tables))
 	}
 	return tables[0]
 }

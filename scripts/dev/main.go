@@ -641,7 +641,7 @@ func devKey(ctx context.Context, dir datadir.Dir, st store.Store) (string, error
 	return key, dir.Write(datadir.DevKeyFile, key)
 }
 
-// The fixture profile's principal (DECISIONS.md "Identity and binding": a
+// The fixture profile's principal (docs/decisions.md "Identity and binding": a
 // principal of its own tenant, so nothing of a firm is in reach).
 const (
 	conformanceTenant    = "conformance"

@@ -1,5 +1,5 @@
 // Package access is the one funnel every caller-supplied matter id passes
-// through (ARCHITECTURE.md request path, step 7).
+// through (docs/architecture.md request path, step 7).
 //
 // A principal reaches a matter when all of these hold:
 //
@@ -13,7 +13,7 @@
 //   - the credential's matter allow-list, when it has one, lists the matter.
 //     A nil AllowList is unrestricted; an empty non-nil one reaches nothing.
 //
-// Not found and not accessible are the same answer (CONTRACTS.md §3,
+// Not found and not accessible are the same answer (docs/contracts.md §3,
 // NOT_FOUND "also used for not accessible"): ErrNoMatter, returned bare, so
 // its text and identity never say which rule refused — another tenant, a
 // screen, an allow-list, a syntactically impossible id or a matter that does
@@ -25,11 +25,11 @@
 // path, not here.
 //
 // The funnel is also the one place that decides which items of a reached
-// matter a credential sees (ARCHITECTURE.md request path, step 8): a
+// matter a credential sees (docs/architecture.md request path, step 8): a
 // client-safe credential sees only privilege "none" (Who.Sees). For it a
 // withheld item does not exist: Document and Fact answer ErrNoDocument and
 // ErrNoFact for a privileged or work-product id exactly as for an absent
-// one (CONTRACTS.md §3: withheld and absent are one answer), and Documents
+// one (docs/contracts.md §3: withheld and absent are one answer), and Documents
 // leaves withheld documents out. Whether an id names a withheld item or
 // nothing is therefore never told, by any read path that resolves ids
 // here: tools, resources, completion and prompts.
@@ -81,7 +81,7 @@ func WhoOf(c *auth.Credential) Who {
 }
 
 // Sees reports whether the caller may see material of privilege p: a
-// client-safe credential sees only privilege "none" (DECISIONS.md); any
+// client-safe credential sees only privilege "none" (docs/decisions.md); any
 // other credential sees every privilege of a matter it reaches.
 func (w Who) Sees(p records.Privilege) bool {
 	return !w.ClientSafe || p == records.PrivilegeNone

@@ -2,7 +2,7 @@
 // mint, list and revoke API keys and upload grants, create a tenant, import
 // a fixture, change a matter's ethical-wall screens and mint approval-page
 // sign-in links while the server holds the embedded
-// store's file lock (DECISIONS.md "Storage": custodyctl against a running
+// store's file lock (docs/decisions.md "Storage": custodyctl against a running
 // dev server goes through it). The same operations are exported as
 // functions for custodyctl to run directly on a store it can open.
 //

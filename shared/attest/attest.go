@@ -1,5 +1,5 @@
 // Package attest builds the verified-read envelope every read tool returns
-// beside its data (CONTRACTS.md §1): the provenance ids of the rows behind
+// beside its data (docs/contracts.md §1): the provenance ids of the rows behind
 // the answer, a weakest-link verification status, and as_of — when the DATA
 // was true (the newest updated_at of the rows read), never when the answer
 // was produced (generated_at). Every time an answer carries is a Time,
@@ -32,7 +32,7 @@ const MaxProvenanceIDs = 200
 // Status is a verification status.
 type Status string
 
-// The statuses, weakest first (CONTRACTS.md §1).
+// The statuses, weakest first (docs/contracts.md §1).
 const (
 	Unknown    Status = "unknown"
 	Ungrounded Status = "ungrounded"
@@ -60,7 +60,7 @@ func Weakest(a, b Status) Status {
 	return b
 }
 
-// ReadState says whether a collection was read (CONTRACTS.md §1 read_state).
+// ReadState says whether a collection was read (docs/contracts.md §1 read_state).
 type ReadState string
 
 // The read states.

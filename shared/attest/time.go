@@ -7,7 +7,7 @@ import (
 
 // TimeLayout is the one layout of a timestamp on the wire: RFC 3339 in UTC
 // with exactly three fractional digits, trailing zeros kept
-// ("2026-07-18T02:25:28.260Z", CONTRACTS.md §1). Every time of an answer
+// ("2026-07-18T02:25:28.260Z", docs/contracts.md §1). Every time of an answer
 // has this fixed width, so times compare and sort as text; precision below
 // a millisecond is dropped (truncated, never rounded into the future).
 const TimeLayout = "2006-01-02T15:04:05.000Z"

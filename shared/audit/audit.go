@@ -1,5 +1,5 @@
 // Package audit records one row per authenticated request, refusals included
-// (DECISIONS.md "Pipeline choices"): who (principal, credential id), what
+// (docs/decisions.md "Pipeline choices"): who (principal, credential id), what
 // (method, tool, prompt, resource URI, matter), the outcome, and the query
 // as SHA-256 + length — never its text, never tool or prompt arguments.
 //
@@ -44,7 +44,7 @@ import (
 	"github.com/custodymcp/custody/shared/store"
 )
 
-// Outcome values besides a refusal class (CONTRACTS.md §3) or "rpc:<code>".
+// Outcome values besides a refusal class (docs/contracts.md §3) or "rpc:<code>".
 const (
 	OutcomeOK       = "ok"
 	OutcomeAccepted = "accepted" // a notification or client response

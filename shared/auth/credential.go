@@ -4,7 +4,7 @@
 // An API key is "ck_" followed by 40 random base62 characters. Only its
 // SHA-256 is stored (as lowercase hex, the row key `CRED#<sha256>` / `CRED`),
 // so the table never holds a usable secret. Each key has a stable credential
-// id (what tasks, cursors and parked requests bind to, DECISIONS.md "Identity
+// id (what tasks, cursors and parked requests bind to, docs/decisions.md "Identity
 // and binding"), a tenant, an owner principal, scopes, an optional matter
 // allow-list, a credential class and a revoked flag. A key is re-resolved
 // from the store on every request: nothing about authorization is cached.
@@ -79,7 +79,7 @@ func joinScopes(scopes []Scope) string {
 type Class string
 
 // Credential classes. A client-safe credential never sees privileged or
-// work-product material (ARCHITECTURE.md request path, step 8).
+// work-product material (docs/architecture.md request path, step 8).
 const (
 	ClassStandard   Class = "standard"
 	ClassClientSafe Class = "client_safe"

@@ -1,5 +1,5 @@
 // Package blob is Custody's object storage port: the staging and record
-// buckets of the upload lane (CONTRACTS.md §5), reached through Amazon S3's
+// buckets of the upload lane (docs/contracts.md §5), reached through Amazon S3's
 // own API.
 //
 // There is one engine, S3, over aws-sdk-go-v2's service/s3, in every
@@ -18,7 +18,7 @@
 // the names are configuration (Buckets). Every key is a role prefix and a
 // random ID of 32 hex digits ("incoming/<id>", "verified/<id>",
 // "quarantine/<id>" in Staging; "obj/<id>" in Record), immutable, naming no
-// tenant, matter or file (DECISIONS.md "Storage"), so a key that reaches a
+// tenant, matter or file (docs/decisions.md "Storage"), so a key that reaches a
 // log, a URL or an S3 event says nothing about the record. The engine
 // refuses any other key with ErrInvalid.
 //
@@ -58,7 +58,7 @@ var (
 	// succeed; the lane answers UNAVAILABLE with the grant unspent.
 	ErrUnavailable = errors.New("blob: engine unavailable")
 	// ErrMismatch: Verify read an object whose size or SHA-256 differs from
-	// the declared one (CONTRACTS.md §5).
+	// the declared one (docs/contracts.md §5).
 	ErrMismatch = errors.New("blob: object does not match its declared size and SHA-256")
 )
 
@@ -77,7 +77,7 @@ const (
 	MaxTags = 10
 )
 
-// Defaults of Custody (DECISIONS.md "Time and size constants").
+// Defaults of Custody (docs/decisions.md "Time and size constants").
 const (
 	// DownloadURLExpiry is the life of a presigned GET behind a download
 	// link's redirect.
@@ -137,7 +137,7 @@ type Objects interface {
 }
 
 // Tagging reads and replaces an object's tags (the scan verdict's fallback:
-// GuardDuty tags what it scanned, DECISIONS.md "Scanning").
+// GuardDuty tags what it scanned, docs/decisions.md "Scanning").
 type Tagging interface {
 	// PutObjectTagging replaces the object's whole tag set with tags (at
 	// most MaxTags; ErrInvalid otherwise). ErrNotFound when absent.

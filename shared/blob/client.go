@@ -12,7 +12,7 @@ import (
 
 // LocalClientOptions points an S3 client at a local S3 server (s3local) at
 // endpoint, e.g. "http://127.0.0.1:9000", as s3.New's option function
-// (DECISIONS.md "Versions"):
+// (docs/decisions.md "Versions"):
 //
 //   - path-style addressing (http://host/bucket/key): a loopback address
 //     has no bucket subdomains;

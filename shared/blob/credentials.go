@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 )
 
-// The UploadSigner's sessions (DECISIONS.md "Time and size constants").
+// The UploadSigner's sessions (docs/decisions.md "Time and size constants").
 const (
 	// UploadSignerSession is the life of one assumed-role session.
 	UploadSignerSession = time.Hour

@@ -15,7 +15,7 @@ import (
 	"github.com/custodymcp/custody/shared/blob/s3local"
 )
 
-// The upload lane's use of the port (CONTRACTS.md §5): start a multipart
+// The upload lane's use of the port (docs/contracts.md §5): start a multipart
 // upload, presign each part with its SHA-256 as a signed header, let the
 // agent PUT the bytes with nothing but the URL and the headers, then list
 // the parts S3 holds, complete, verify the whole object, and copy it to

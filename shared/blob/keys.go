@@ -10,7 +10,7 @@ import (
 // Bucket is a bucket's role. Its name is configuration (Buckets).
 type Bucket uint8
 
-// The two buckets (DECISIONS.md "Storage").
+// The two buckets (docs/decisions.md "Storage").
 const (
 	// Staging holds uploads on their way in: incoming/ (parts assembled,
 	// not yet verified), verified/ (verified and spent, watched by the

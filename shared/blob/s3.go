@@ -76,7 +76,7 @@ func New(client *s3.Client, buckets Buckets, opts Options) (*S3, error) {
 		partCreds: opts.UploadPartCredentials,
 		// S3 signs the path as sent (no second escaping); headers stay
 		// headers, so a part's checksum is a signed header the sender must
-		// send, never a query parameter (CONTRACTS.md §5).
+		// send, never a query parameter (docs/contracts.md §5).
 		signer: v4.NewSigner(func(o *v4.SignerOptions) {
 			o.DisableURIPathEscaping = true
 			o.DisableHeaderHoisting = true

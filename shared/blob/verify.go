@@ -10,7 +10,7 @@ import (
 
 // Verify reads the object at ref through SHA-256 with one buffer of
 // VerifyBufferSize and reports whether it is exactly size bytes with
-// digest sum (CONTRACTS.md §5: nothing is spent until the bytes are
+// digest sum (docs/contracts.md §5: nothing is spent until the bytes are
 // proven). The object is streamed: memory stays at the one buffer whatever
 // its size, and a longer object is refused as soon as it passes size (so
 // is one whose stated length differs, before any byte is read).

@@ -121,7 +121,7 @@ func upload(t testing.TB, e blob.Store, obj patternObject, size, partSize int64)
 	return up.Ref, [sha256.Size]byte(whole.Sum(nil))
 }
 
-// TestVerifyStreams512MiBFromAnotherProcessInUnder64MiBOfHeap is CONTRACTS.md
+// TestVerifyStreams512MiBFromAnotherProcessInUnder64MiBOfHeap is docs/contracts.md
 // §5's bound: complete_upload reads an upload of up to 1 GiB back through
 // SHA-256 inside a Lambda, so memory must not grow with the object. The
 // object is served by s3local in its own process (objects in a folder),

@@ -1,5 +1,5 @@
 // Package conformance is the fixture profile the official MCP conformance
-// suite (@modelcontextprotocol/conformance, PROTOCOL.md "Conformance")
+// suite (@modelcontextprotocol/conformance, docs/protocol.md "Conformance")
 // expects of a server under test: the tools, prompts, resources and resource
 // template its server scenarios call by name (test_simple_text,
 // test_sampling, test://static-text, test_prompt_with_arguments, …), with the

@@ -16,7 +16,7 @@
 // the answer tells a holder of a guessed or leaked link nothing.
 //
 // The redirect's Location names the record bucket and an opaque object key:
-// ARCHITECTURE.md's one stated exception to "nothing internal reaches a
+// docs/architecture.md's one stated exception to "nothing internal reaches a
 // client", since a streamed Lambda response is too bandwidth-capped to
 // proxy a large file, and the key (random hex) names nothing of the record.
 //

@@ -79,7 +79,7 @@
 // Each invocation ends in exactly one INFO line, "invocation", with the
 // method, path, status, body bytes, duration, whether it streamed and the
 // API Gateway request id (none behind a function URL); NewLogHandler writes it as JSON with the Lambda
-// request id (STYLE.md "Logging"). A streamed invocation logs it when the
+// request id (docs/architecture.md "Logging"). A streamed invocation logs it when the
 // handler returns, before the stream's end reaches the runtime, so the line
 // belongs to its invocation.
 //

@@ -12,7 +12,7 @@ import (
 
 // ErrBadCursor is every cursor refusal: unissued, edited, foreign, issued
 // for another method or list, or expired. Callers answer -32602 (MCP
-// server/utilities/pagination §Error Handling; CONTRACTS.md §2).
+// server/utilities/pagination §Error Handling; docs/contracts.md §2).
 var ErrBadCursor = errors.New("mcp: invalid cursor")
 
 // CursorSealer issues and opens the opaque nextCursor of protocol-level
@@ -27,7 +27,7 @@ type CursorSealer struct {
 }
 
 // NewCursorSealer returns a sealer. key must be at least 32 bytes; ttl is the
-// cursor lifetime (DECISIONS.md: 1 h).
+// cursor lifetime (docs/decisions.md: 1 h).
 func NewCursorSealer(key []byte, ttl time.Duration) (*CursorSealer, error) {
 	if len(key) < 32 {
 		return nil, errors.New("cursor key must be at least 32 bytes")

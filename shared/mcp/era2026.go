@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 )
 
-// The 2026-07-28 era (PROTOCOL.md "2026-07-28 specifics"): no handshake and
+// The 2026-07-28 era (docs/protocol.md "2026-07-28 specifics"): no handshake and
 // no session; every request carries its protocol revision and the client's
 // capabilities in params._meta, and is decided on its own. One /mcp serves
 // it beside the 2025 era, chosen per request, body first.
@@ -222,7 +222,7 @@ type TypedResult Encoded
 // stamp2026 adds the fields every 2026 result carries: resultType
 // "complete" and, on cacheable results (discover, lists, reads), ttlMs and
 // cacheScope — "private", since every answer here depends on the
-// credential (PROTOCOL.md). A TypedResult is returned as it is.
+// credential (docs/protocol.md). A TypedResult is returned as it is.
 func stamp2026(result any, cacheable bool) Encoded {
 	if typed, ok := result.(TypedResult); ok {
 		return Encoded(typed)

@@ -17,7 +17,7 @@ const (
 	CodeMethodNotFound = -32601
 	CodeInvalidParams  = -32602
 	CodeInternalError  = -32603
-	// CodeRateLimited answers a rate-limited protocol method (DECISIONS.md
+	// CodeRateLimited answers a rate-limited protocol method (docs/decisions.md
 	// "Answers on the wire"), with data.retry_after_s.
 	CodeRateLimited = -32000
 	// CodeUnauthorized answers a request without a valid credential (HTTP 401).

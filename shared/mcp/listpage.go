@@ -6,7 +6,7 @@ package mcp
 // id and era, and returns the page [start, end) of keys with at most size
 // entries and the next cursor ("" on the last page). A params object that
 // does not decode, or a cursor that is unissued, edited, foreign, stale or
-// expired, is the -32602 *Error every list answers alike (CONTRACTS.md §2;
+// expired, is the -32602 *Error every list answers alike (docs/contracts.md §2;
 // MCP server/utilities/pagination §Error Handling).
 func (s *CursorSealer) PageRequest(req *Request, keys []string, size int) (start, end int, next string, err error) {
 	var cursor *string

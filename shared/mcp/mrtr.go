@@ -16,7 +16,7 @@ import (
 	"github.com/custodymcp/custody/shared/store"
 )
 
-// Multi-round-trip requests (MRTR, MCP 2026-07-28; PROTOCOL.md "Elicitation
+// Multi-round-trip requests (MRTR, MCP 2026-07-28; docs/protocol.md "Elicitation
 // and sampling"). A tool, prompt or resource that needs input from the
 // client asks through its Peer exactly as in the 2025 era; in the 2026 era
 // the question is not sent on a stream but returned as
@@ -51,7 +51,7 @@ type StateSealer struct {
 
 // NewStateSealer returns a sealer keyed by secret (at least 32 bytes; the
 // AES key is derived from it, so one configured secret can serve cursors
-// and states) with states valid for ttl (DECISIONS.md: 10 min).
+// and states) with states valid for ttl (docs/decisions.md: 10 min).
 func NewStateSealer(secret []byte, ttl time.Duration) (*StateSealer, error) {
 	if len(secret) < 32 {
 		return nil, errors.New("request-state secret must be at least 32 bytes")

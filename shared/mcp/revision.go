@@ -3,7 +3,7 @@ package mcp
 // Revision is an MCP protocol revision, named by its date.
 type Revision string
 
-// The revisions Custody knows (PROTOCOL.md "Revisions and what changes").
+// The revisions Custody knows (docs/protocol.md "Revisions and what changes").
 const (
 	Rev20241105 Revision = "2024-11-05"
 	Rev20250326 Revision = "2025-03-26"

@@ -17,7 +17,7 @@ import (
 // the principal (not to a credential string, so any key or refreshed token
 // of the same principal keeps it), with an absolute TTL. A session never
 // authenticates: credentials come with every request (MCP basic/transports
-// §Session Management; DECISIONS.md "Identity and binding").
+// §Session Management; docs/decisions.md "Identity and binding").
 type Session struct {
 	ID        string `json:"-"`
 	Tenant    string `json:"tenant"`

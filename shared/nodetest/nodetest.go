@@ -35,7 +35,7 @@ import (
 	"time"
 )
 
-// NodeVersion is the Node release every npm tool runs on (DECISIONS.md
+// NodeVersion is the Node release every npm tool runs on (docs/decisions.md
 // "Versions": node-<os>-<arch>@22 from npm).
 const NodeVersion = "22.23.5"
 

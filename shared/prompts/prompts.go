@@ -11,7 +11,7 @@
 //
 //   - prompts/list shows the prompts the credential's scopes allow, sorted
 //     by name, paged with the same sealed cursors as tools/list (bound to
-//     the method, the credential id and the exact list; CONTRACTS.md §2).
+//     the method, the credential id and the exact list; docs/contracts.md §2).
 //   - prompts/get answers -32602 for an unknown prompt and for one the
 //     scopes hide (the same sentence), for an argument the prompt does not
 //     declare, a value that is not a string and a missing required argument

@@ -2,7 +2,7 @@
 // one Message (tenant + task id) after its task row commits, and a worker
 // takes delivery of messages in batches, as an events.SQSEvent, answering
 // with an events.SQSEventResponse whose BatchItemFailures name only the
-// records it could not finish (ARCHITECTURE.md "Ports and engines").
+// records it could not finish (docs/architecture.md "Ports and engines").
 //
 // Two engines implement it: sqsqueue (Amazon SQS, production) and memqueue
 // (in process, the dev server's). On AWS, Lambda's SQS event source mapping

@@ -51,7 +51,7 @@ const Window = time.Minute
 const windowSeconds = int64(Window / time.Second)
 
 // MaxCall is the longest a request can run between its admission and its
-// one write: the Lambda timeout of a streaming /mcp (DECISIONS.md "Time and
+// one write: the Lambda timeout of a streaming /mcp (docs/decisions.md "Time and
 // size constants"). A bucket row outlives its two windows by this much, so a
 // call admitted against a live row still finds it live when it commits: an
 // update of an expired row would cost DynamoDB one more write (dynamostore

@@ -7,7 +7,7 @@ import (
 	"github.com/custodymcp/custody/shared/tools"
 )
 
-// Listing is the collection of a list-shaped read tool (CONTRACTS.md §2):
+// Listing is the collection of a list-shaped read tool (docs/contracts.md §2):
 // the results, their read state and the page block. Results and page are
 // null when the collection could not be read — never [].
 type Listing[I any] struct {

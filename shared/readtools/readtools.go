@@ -1,5 +1,5 @@
 // Package readtools holds Custody's read tools over the matter record. Each
-// returns the verified-read envelope of CONTRACTS.md §1 beside its data
+// returns the verified-read envelope of docs/contracts.md §1 beside its data
 // (package attest), with per-item provenance and status, and
 // `<field>_read_state` on every collection.
 //
@@ -175,7 +175,7 @@ func clientSafeNote(b *attest.Builder, c *tools.Call) {
 }
 
 // citedVisible reports which cited source documents the caller may see
-// named (ARCHITECTURE.md step 8: a client-safe credential never sees
+// named (docs/architecture.md step 8: a client-safe credential never sees
 // privileged or work-product material, its ids included). A standard
 // credential sees every citation without a read; for a client-safe one the
 // cited documents are read in one batch, and a citation whose document

@@ -43,7 +43,7 @@ const maxScreenAttempts = 8
 //
 // updated_at is left as it was: a screen decides who reaches the matter,
 // it is not record data, so it must not move the as_of of reads (as_of is
-// when the data was true, CONTRACTS.md §1).
+// when the data was true, docs/contracts.md §1).
 //
 // Screening a principal the tenant does not have is ErrUnknownPrincipal: a
 // typo must not leave the wall down while the operator believes it up.

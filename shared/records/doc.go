@@ -3,7 +3,7 @@
 // page-numbered chunks, facts with their sources, deadlines, case notes), how
 // they are laid out in Custody's one table, and the reads the read tools need.
 //
-// # Vocabulary (DECISIONS.md "The record's vocabulary")
+// # Vocabulary (docs/decisions.md "The record's vocabulary")
 //
 // A matter is `case_id` on the wire and Matter in Go. A document has
 // versions; each version has page-numbered chunks of text. Documents, facts,
@@ -16,7 +16,7 @@
 // has an assertion and verified only when its latest recorded Check
 // confirmed it (Fact.Grounded, Fact.Verified); nothing else makes it so.
 //
-// # Storage layout (DECISIONS.md "Storage")
+// # Storage layout (docs/decisions.md "Storage")
 //
 // One table, string keys, no secondary index. Every row keeps its payload as
 // the JSON of its Go type in the []byte attribute "data" (AttrData) and has
@@ -66,7 +66,7 @@
 // Reads wrap the store's errors with %w: errors.Is(err, store.ErrNotFound)
 // means the row is absent (an id that ValidID refuses is absent too, without
 // a store call), errors.Is(err, store.ErrUnavailable) means the store could not
-// be read and the collection is unreadable, not empty (CONTRACTS.md §1
+// be read and the collection is unreadable, not empty (docs/contracts.md §1
 // read_state). A row whose payload cannot be decoded is ErrCorrupt; callers
 // treat it as unreadable as well. A collection that was read and holds
 // nothing is a nil slice with a nil error.
@@ -74,7 +74,7 @@
 // # Time
 //
 // Every row has created_at and updated_at in UTC. The attestation's as_of is
-// the newest updated_at of the rows behind an answer (CONTRACTS.md §1), so
+// the newest updated_at of the rows behind an answer (docs/contracts.md §1), so
 // writers must move updated_at on every change. Calendar dates (a deadline's
 // due date, a document's date, a matter's opening) are "2006-01-02" strings
 // (DateLayout) because they have no time of day or zone.

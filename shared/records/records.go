@@ -37,7 +37,7 @@ func ValidDate(s string) bool {
 }
 
 // Privilege is the privilege designation of a document, chunk, fact or note.
-// A client_safe credential sees only PrivilegeNone (DECISIONS.md).
+// A client_safe credential sees only PrivilegeNone (docs/decisions.md).
 type Privilege string
 
 // Privilege values.
@@ -55,7 +55,7 @@ func (p Privilege) Valid() bool {
 // Posture is the posture of a fact as an attorney records it.
 type Posture string
 
-// Posture values an attorney records (DECISIONS.md).
+// Posture values an attorney records (docs/decisions.md).
 const (
 	PostureUndisputed Posture = "undisputed"
 	PostureDisputed   Posture = "disputed"
@@ -80,7 +80,7 @@ func (p Posture) Valid() bool {
 // SourceClass is the kind of source an assertion comes from.
 type SourceClass string
 
-// Source classes (DECISIONS.md).
+// Source classes (docs/decisions.md).
 const (
 	SourcePleading          SourceClass = "pleading"
 	SourceDiscoveryResponse SourceClass = "discovery_response"
@@ -163,7 +163,7 @@ const (
 )
 
 // Tenant is one firm. A frozen tenant answers nothing (the kill switch,
-// ARCHITECTURE.md request path step 3).
+// docs/architecture.md request path step 3).
 type Tenant struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
@@ -176,7 +176,7 @@ type Tenant struct {
 	UpdatedAt    time.Time `json:"updated_at"`
 }
 
-// Principal is a person at the firm who acts (DECISIONS.md "Identity and
+// Principal is a person at the firm who acts (docs/decisions.md "Identity and
 // binding"); credentials belong to a principal.
 type Principal struct {
 	ID    string `json:"id"`
@@ -424,7 +424,7 @@ func (f Fact) Grounded() bool { return len(f.Assertions) > 0 }
 
 // Verified reports whether the fact's latest recorded check (by CheckedAt)
 // confirmed it. A later refuting check withdraws an earlier confirmation;
-// a fact with no check is never verified (CONTRACTS.md §1).
+// a fact with no check is never verified (docs/contracts.md §1).
 func (f Fact) Verified() bool {
 	c, ok := LatestCheck(f.Checks)
 	return ok && c.Result == CheckConfirmed

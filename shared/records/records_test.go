@@ -356,7 +356,7 @@ func TestInvalidIDsReadNothing(t *testing.T) {
 }
 
 // TestUnreadableIsNotEmpty: a store failure surfaces as ErrUnavailable,
-// never as an empty collection (CONTRACTS.md §1 read_state).
+// never as an empty collection (docs/contracts.md §1 read_state).
 func TestUnreadableIsNotEmpty(t *testing.T) {
 	s, _ := seeded(t)
 	r := records.NewRepo(s)

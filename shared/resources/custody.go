@@ -37,7 +37,7 @@ func MatterResourceURIs(caseID string) []string {
 }
 
 // listedPageLimit is the limit a resource read passes to a list-shaped
-// tool: its cap (CONTRACTS.md §2), so a resource holds as much as one tool
+// tool: its cap (docs/contracts.md §2), so a resource holds as much as one tool
 // page can; the envelope's page block says when there is more, which the
 // tool itself continues with offset.
 const listedPageLimit = tools.MaxLimit

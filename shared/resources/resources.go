@@ -21,7 +21,7 @@
 // (tools.Registry.Invoke: scope, kill switch, validation, rate-limit verdict,
 // access funnel, credential-class floor, attestation, audit fields), and the
 // contents are one application/json text block holding exactly the tool's
-// structured result, the attested envelope of CONTRACTS.md §1. This package
+// structured result, the attested envelope of docs/contracts.md §1. This package
 // reads no store itself (a test checks its imports): reachable matters come
 // through MatterSource, which the composition satisfies with the access
 // funnel, and subscription rows are built by a Subscriber.
@@ -32,7 +32,7 @@
 //     whose scope it lacks is absent (a `read`-only key sees no document
 //     template), and Custody's templates expand only the matters the funnel
 //     lets it reach. resources/list and resources/templates/list are sorted
-//     by URI and paged with sealed cursors like tools/list (CONTRACTS.md §2).
+//     by URI and paged with sealed cursors like tools/list (docs/contracts.md §2).
 //     Documents are not enumerated one by one (that would cost a query per
 //     matter on every page); the document template addresses them and
 //     list_documents lists them.
@@ -44,7 +44,7 @@
 //     (NotFound, the one place that decides). Other tool refusals map to
 //     protocol errors in readError: UNAVAILABLE -32603 with a plain
 //     sentence, anything else -32603 with the refusal's own sentence (they
-//     never carry internals, CONTRACTS.md §3) or "Internal error.". A rate
+//     never carry internals, docs/contracts.md §3) or "Internal error.". A rate
 //     limit never reaches a read: the transport answers 429 before it runs.
 //   - resources/subscribe reads the resource first and refuses exactly what
 //     resources/read refuses (one rule, no second copy to drift); the

@@ -17,7 +17,7 @@ const EICARThreat = "EICAR-Test-File"
 
 // EICAR returns the EICAR Standard Anti-Virus Test File's 68 bytes
 // (eicar.org), assembled at run time: a fresh copy on each call. Every
-// engine's self-test scans it and must answer infected (DECISIONS.md
+// engine's self-test scans it and must answer infected (docs/decisions.md
 // "Scanning"); a clamd without signatures answers OK to everything.
 func EICAR() []byte {
 	b := []byte(eicarReversed)

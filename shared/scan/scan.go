@@ -8,7 +8,7 @@
 // (Amazon GuardDuty Malware Protection for S3, the deployed stack's, which
 // scans objects where they are stored and answers by event). The suite in
 // scantest is the contract the byte-scanning engines pass; this file states
-// it in prose (CONTRACTS.md §5, DECISIONS.md "Scanning").
+// it in prose (docs/contracts.md §5, docs/decisions.md "Scanning").
 //
 // # Verdicts
 //
@@ -70,7 +70,7 @@ type Scanner interface {
 	// Posture reports OFF, ARMED or BROKEN (see the package doc).
 	Posture(ctx context.Context) Posture
 	// MaxBytes is the largest object, in bytes, Scan accepts: the lane caps
-	// an upload at min(1 GiB, MaxBytes) (DECISIONS.md "Time and size
+	// an upload at min(1 GiB, MaxBytes) (docs/decisions.md "Time and size
 	// constants"). Zero when no engine is registered.
 	MaxBytes() int64
 }
@@ -146,7 +146,7 @@ type Posture string
 
 const (
 	// Off: no engine registered; the lane refuses with SCANNER_UNAVAILABLE,
-	// grant unspent (CONTRACTS.md §5).
+	// grant unspent (docs/contracts.md §5).
 	Off Posture = "OFF"
 	// Armed: the engine answers and detects the EICAR test file.
 	Armed Posture = "ARMED"

@@ -13,7 +13,7 @@ import (
 )
 
 // How /mcp answers the credential a request presents (RFC 6750 §3.1;
-// DECISIONS.md "Answers on the wire"): none at all is a bare challenge, one
+// docs/decisions.md "Answers on the wire"): none at all is a bare challenge, one
 // that fails is invalid_token, two at once are invalid_request.
 
 // post sends body to url with headers added line by line, so a name may

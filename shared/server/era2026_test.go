@@ -18,7 +18,7 @@ import (
 	"github.com/custodymcp/custody/shared/tools"
 )
 
-// The 2026-07-28 era on the same /mcp (PROTOCOL.md "body first").
+// The 2026-07-28 era on the same /mcp (docs/protocol.md "body first").
 
 const rev2026 = "2026-07-28"
 

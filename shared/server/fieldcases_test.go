@@ -13,7 +13,7 @@ import (
 	"github.com/custodymcp/custody/shared/server/servertest"
 )
 
-// One test per field case of ../shared/cases (the reference, not an input:
+// One test per field case of the field cases (docs/decisions.md "Tests and the field cases") (the reference, not an input:
 // each is rewritten here in Custody's own words and data). Test names quote
 // the expectation.
 

@@ -29,7 +29,7 @@ import (
 	"github.com/custodymcp/custody/shared/tools"
 )
 
-// The architecture's invariants (ARCHITECTURE.md "Invariants"), as table
+// The architecture's invariants (docs/architecture.md "Invariants"), as table
 // tests over the whole registry where they apply.
 
 // readCall is one valid call of a read tool.
@@ -180,7 +180,7 @@ func TestInvariantAsOfIsTheNewestRowNotGeneratedAt(t *testing.T) {
 }
 
 // wireTime is the one layout of a timestamp on the wire: RFC 3339 in UTC
-// with exactly three fractional digits (CONTRACTS.md §1).
+// with exactly three fractional digits (docs/contracts.md §1).
 var wireTime = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 
 // timestamps calls f on every string of a JSON value whose member name

@@ -10,7 +10,7 @@ import (
 	"github.com/custodymcp/custody/shared/server/servertest"
 )
 
-// Protocol-level lists (CONTRACTS.md §2): every list method pages with
+// Protocol-level lists (docs/contracts.md §2): every list method pages with
 // sealed cursors bound to the method, the credential id and the exact list.
 
 // rpcErrorOf returns a JSON-RPC answer's error object, or nil.

@@ -372,7 +372,7 @@ func TestATokensRateBucketIsItsCredentials(t *testing.T) {
 }
 
 // Two firms may use one authorization server, and its "sub" values are
-// unique only within a firm (DECISIONS.md "Identity and binding": a token's
+// unique only within a firm (docs/decisions.md "Identity and binding": a token's
 // credential id derives from issuer, tenant, subject and client). Tokens
 // alike in everything but the tenant are two credentials: neither spends
 // the other's rate bucket, continues the other's list cursor or resumes the

@@ -10,7 +10,7 @@ import (
 	"github.com/custodymcp/custody/shared/server/servertest"
 )
 
-// Rate limits (DECISIONS.md "Answers on the wire"): a protocol method over
+// Rate limits (docs/decisions.md "Answers on the wire"): a protocol method over
 // the limit is 429 with Retry-After and -32000 carrying data.retry_after_s;
 // tools/call over the limit is a RATE_LIMITED tool refusal. Lanes are
 // separate: exhausting the expensive lane leaves reads alone.

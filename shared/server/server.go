@@ -137,7 +137,7 @@ type Config struct {
 	// and /.well-known/oauth-protected-resource/mcp. nil: API keys only, a
 	// `Bearer realm="custody"` challenge and no metadata (404), so
 	// OAuth-capable clients do not start a login that cannot succeed
-	// (PROTOCOL.md "Authorization").
+	// (docs/protocol.md "Authorization").
 	OAuth *oauth.Verifier
 	// TaskQueue, when set, serves tasks in the 2025-11-25 dialect (package
 	// tasks): a task-augmented tools/call sends its task's message here,
@@ -524,7 +524,7 @@ func (s *Server) Handler() http.Handler {
 // frozenAware is the access funnel as prompts, resource lists and
 // completion use it: a frozen tenant reaches no matter there, as its tool
 // calls (and so its resource reads) are refused KILL_SWITCH — a frozen
-// tenant produces nothing (ARCHITECTURE.md request path, step 3).
+// tenant produces nothing (docs/architecture.md request path, step 3).
 type frozenAware struct {
 	access.Funnel
 	frozen map[string]bool

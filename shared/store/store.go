@@ -89,7 +89,7 @@
 // Get, BatchGet and table queries are strongly consistent (they decide
 // authority: credentials, sessions, grants, tasks). Index queries may lag
 // writes on DynamoDB; no correctness may depend on reading one's own write
-// through the index (DECISIONS.md "Storage").
+// through the index (docs/decisions.md "Storage").
 package store
 
 import (
@@ -108,7 +108,7 @@ var (
 	ErrConflict = errors.New("store: condition failed")
 	// ErrUnavailable: the engine is throttled, timed out or down. Retrying
 	// later may succeed; reads map it to UNAVAILABLE or an unreadable
-	// collection (DECISIONS.md "Pipeline choices").
+	// collection (docs/decisions.md "Pipeline choices").
 	ErrUnavailable = errors.New("store: engine unavailable")
 	// ErrTooLarge: an item exceeds MaxItemBytes (DynamoDB's 400 KB rule,
 	// enforced by both engines).
@@ -200,7 +200,7 @@ func (it Item) Bytes(name string) []byte { b, _ := it.Attrs[name].([]byte); retu
 // ConditionKind names one kind of write condition.
 type ConditionKind uint8
 
-// The condition vocabulary of the port (ARCHITECTURE.md "Ports and engines").
+// The condition vocabulary of the port (docs/architecture.md "Ports and engines").
 const (
 	// CondNotExists holds when no live item has the key.
 	CondNotExists ConditionKind = iota + 1
@@ -246,7 +246,7 @@ func AttrEquals(name string, v any) Condition {
 }
 
 // AttrBelow is the condition that the live item's int64 attribute name is
-// absent or below n (DECISIONS.md "Storage": the port's vocabulary).
+// absent or below n (docs/decisions.md "Storage": the port's vocabulary).
 func AttrBelow(name string, n int64) Condition {
 	return Condition{Kind: CondAttrBelow, Attr: name, Value: n}
 }

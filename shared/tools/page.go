@@ -1,6 +1,6 @@
 package tools
 
-// Tool-level pagination (CONTRACTS.md §2): list-shaped tools return
+// Tool-level pagination (docs/contracts.md §2): list-shaped tools return
 // {"results": [...], "page": {...}}. has_more is always exact; next_offset
 // is null on the last page; total appears only where it is counted without
 // doing every page's work. A limit above the cap is clamped and echoed; a
@@ -8,7 +8,7 @@ package tools
 // limit counts rows the caller receives: access filtering happens first.
 
 // DefaultLimit and MaxLimit are the tool page size and its cap
-// (DECISIONS.md "Time and size constants").
+// (docs/decisions.md "Time and size constants").
 const (
 	DefaultLimit = 20
 	MaxLimit     = 100

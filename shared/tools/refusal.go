@@ -2,7 +2,7 @@ package tools
 
 import "github.com/custodymcp/custody/shared/mcp"
 
-// Refusal classes (CONTRACTS.md §3).
+// Refusal classes (docs/contracts.md §3).
 const (
 	ClassValidation        = "VALIDATION"
 	ClassNotFound          = "NOT_FOUND"
@@ -21,7 +21,7 @@ const (
 
 // Refusal is a tool refusal: a CallToolResult with isError true, one plain
 // sentence a model can act on, and structuredContent {"error": Refusal}
-// (CONTRACTS.md §3). Messages never carry SQL, table or bucket names, paths,
+// (docs/contracts.md §3). Messages never carry SQL, table or bucket names, paths,
 // stack traces, or the offending argument's value. A handler returns one as
 // its error.
 type Refusal struct {

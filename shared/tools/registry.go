@@ -7,7 +7,7 @@
 // The output schema is inferred from the output type and relaxed so a
 // refusal ({"error": {...}}) validates too.
 //
-// tools/call runs the request path of ARCHITECTURE.md from step 3 on:
+// tools/call runs the request path of docs/architecture.md from step 3 on:
 // kill switch, tool resolution and its scope (a tool the credential's scopes
 // do not allow is absent from tools/list and "unknown" to tools/call), the
 // credential class (a Spec.StandardOnly tool is absent from a client-safe
@@ -60,7 +60,7 @@ type Spec struct {
 	// call: it is absent from a client-safe credential's tools/list, as a
 	// tool its scopes do not allow is, and a call of it is refused
 	// CLIENT_SAFE_REFUSED before its arguments are looked at — the one use
-	// of that class (CONTRACTS.md §3). A read tool is never StandardOnly: it
+	// of that class (docs/contracts.md §3). A read tool is never StandardOnly: it
 	// filters what the class may not see instead.
 	StandardOnly bool
 	// Write marks a governed write (docs/contracts.md §4): its lane is the
@@ -213,7 +213,7 @@ type Write struct {
 func (c *Call) Write(w Write) { c.write = &w }
 
 // Sees reports whether the credential may see material of privilege p: a
-// client-safe credential sees only privilege "none" (ARCHITECTURE.md step 8;
+// client-safe credential sees only privilege "none" (docs/architecture.md step 8;
 // the rule is access.Who.Sees, the funnel's).
 func (c *Call) Sees(p records.Privilege) bool { return c.Who.Sees(p) }
 
@@ -304,7 +304,7 @@ func (r *Registry) Check() error {
 }
 
 // KillSwitch turns off tools or whole tenants from configuration: a frozen
-// tenant or disabled tool produces nothing (ARCHITECTURE.md step 3). It is
+// tenant or disabled tool produces nothing (docs/architecture.md step 3). It is
 // configuration, not a store row, so it costs no round trip.
 type KillSwitch struct {
 	FrozenTenants map[string]bool
@@ -559,7 +559,7 @@ func (r *Registry) lane(p *mcp.Params) ratelimit.Lane {
 }
 
 // list serves tools/list: the tools the credential's scopes allow, paged
-// with sealed cursors (CONTRACTS.md §2).
+// with sealed cursors (docs/contracts.md §2).
 func (r *Registry) list(_ context.Context, req *mcp.Request) (any, error) {
 	names := r.listed(req)
 	start, end, next, err := r.opts.Cursors.PageRequest(req, names, r.opts.PageSize)

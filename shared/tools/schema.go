@@ -33,7 +33,7 @@ import (
 // what a gateway may route or throttle on.
 // The inferred schema is what tools/list advertises and what arguments are
 // validated against (santhosh-tekuri/jsonschema, draft 2020-12, formats
-// asserted): one source for both (DECISIONS.md "Answers on the wire").
+// asserted): one source for both (docs/decisions.md "Answers on the wire").
 
 // typeSchemas returns the schemas of types that encode themselves: a wire
 // timestamp is a string, as a time.Time is (the library's own mapping).
@@ -249,7 +249,7 @@ func compile(c *validator.Compiler, name string, doc json.RawMessage) (*validato
 	return c.Compile(url)
 }
 
-// refusalSchema is the schema of the refusal object (CONTRACTS.md §3).
+// refusalSchema is the schema of the refusal object (docs/contracts.md §3).
 func refusalSchema() *jsonschema.Schema {
 	str := func() *jsonschema.Schema { return &jsonschema.Schema{Type: "string"} }
 	num := func() *jsonschema.Schema { return &jsonschema.Schema{Type: "integer"} }
@@ -265,7 +265,7 @@ func refusalSchema() *jsonschema.Schema {
 }
 
 // outputSchema relaxes a success schema so that a refusal validates too:
-// every top-level property optional, plus "error" (DECISIONS.md: "an object
+// every top-level property optional, plus "error" (docs/decisions.md: "an object
 // whose top-level properties are optional, with error among them").
 func outputSchema(success *jsonschema.Schema) *jsonschema.Schema {
 	out := success.CloneSchemas()

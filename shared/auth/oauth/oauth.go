@@ -7,7 +7,7 @@
 // Verification (Verifier.Verify) is CPU only once the issuer's key set is
 // cached; it never reads the store, so a token request costs the gate the
 // same one batch read (session and rate bucket, no credential row) and one
-// write as a key request (DECISIONS.md "Pipeline choices"). It checks, in
+// write as a key request (docs/decisions.md "Pipeline choices"). It checks, in
 // this order (a token naming another issuer in its still unverified
 // payload is refused before any key is looked up, so foreign tokens cannot
 // drive JWKS fetches):
@@ -43,7 +43,7 @@
 // other value is invalid_token, so a typo never widens what a token sees.
 //
 // Identity. A token's credential id is stable per (issuer, tenant,
-// subject, client — "client_id", else "azp") and class (DECISIONS.md
+// subject, client — "client_id", else "azp") and class (docs/decisions.md
 // "Identity and binding"): "oauth_" + the first 22 characters of the
 // unpadded base64url SHA-256 of the JSON array [iss, tenant, sub, client,
 // class] (an array, so no choice of separator can make two tuples collide).
@@ -481,7 +481,7 @@ func (v *Verifier) tenantAndUser(extra map[string]any) (tenant, user string, err
 }
 
 // CredentialID returns the credential id and the rate-bucket digest of a
-// token's (issuer, tenant, subject, client) and class (DECISIONS.md
+// token's (issuer, tenant, subject, client) and class (docs/decisions.md
 // "Identity and binding"): id is IDPrefix + 22 characters of the unpadded
 // base64url SHA-256 of the JSON array [iss, tenant, sub, client, class],
 // keyHash the lowercase hex of the same digest. tenant is the resolved

@@ -78,7 +78,7 @@ func Prefix(bucket blob.Bucket, prefix string) func(blob.Ref) bool {
 // Faulty is a blob.Store decorating a real engine with failures, delays
 // and hangs chosen by Rules, counting calls per operation: the failure
 // paths of the upload lane are tested with it over s3local, as the
-// store's are with storetest.Faulty (DECISIONS.md "Pipeline choices": a
+// store's are with storetest.Faulty (docs/decisions.md "Pipeline choices": a
 // decorator over a real engine, never a mock). Safe for concurrent use.
 type Faulty struct {
 	inner blob.Store

@@ -252,7 +252,7 @@ func multipartTests() []test {
 	}
 }
 
-// partURLTests hold the part URLs to CONTRACTS.md §5 and S3's refusals of
+// partURLTests hold the part URLs to docs/contracts.md §5 and S3's refusals of
 // everything but the exact signed request (issue 16, "Faults").
 func partURLTests() []test {
 	return []test{

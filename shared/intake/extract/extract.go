@@ -78,7 +78,7 @@ type Result struct {
 	Chunks []Chunk
 }
 
-// The defaults of Options (DECISIONS.md "Time and size constants": intake).
+// The defaults of Options (docs/decisions.md "Time and size constants": intake).
 // MB and KB are decimal here: 20 MB is 20,000,000 bytes.
 const (
 	DefaultMaxPages     = 2000

@@ -5,7 +5,7 @@
 // an invocation with, and its log lines.
 //
 // Binary finds the RIE that `make tools-rie` installs into .tools/bin (make
-// test runs that target; DECISIONS.md "Versions" pins it). Without it the
+// test runs that target; docs/decisions.md "Versions" pins it). Without it the
 // test is skipped, naming the target, except when CI=true, where it fails.
 // Build builds a function as the template builds it (-tags lambda.norpc
 // -trimpath -ldflags='-s -w', CGO off), for this machine. Start runs the

@@ -2,7 +2,7 @@
 // an SQS standard queue in memory, with a visibility timeout, receive
 // counts and a redrive policy to a dead-letter queue, delivered to the
 // worker handler by a queue.Dispatcher as Lambda's event source mapping
-// delivers SQS on AWS (ARCHITECTURE.md "Local topology"). It keeps every
+// delivers SQS on AWS (docs/architecture.md "Local topology"). It keeps every
 // promise of the port (queuetest.Run proves it beside the SQS engine).
 //
 // Messages live in memory only: the process's end loses those still

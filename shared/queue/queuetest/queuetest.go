@@ -2,7 +2,7 @@
 // queue): Run proves that an engine keeps every promise the port writes
 // down, so the SQS engine (against the fauxqs emulator) and the in-process
 // engine deliver the same way, through the same queue.Dispatcher, to the
-// same handler (ARCHITECTURE.md "Ports and engines").
+// same handler (docs/architecture.md "Ports and engines").
 //
 // The suite tests only what the port promises, with no engine-specific
 // skips. Every leaf test gets a fresh queue and dead-letter queue, and

@@ -93,7 +93,7 @@ func TestChunksLieOnTheirVersionsPages(t *testing.T) {
 	}
 }
 
-// TestDemoIsBigEnoughToPage pins the sizes DECISIONS.md asks of the seed
+// TestDemoIsBigEnoughToPage pins the sizes docs/decisions.md asks of the seed
 // (≥ 3 matters, ≥ 40 documents, ≥ 300 chunks, ≥ 150 facts) and the spread
 // the read tools need to show.
 func TestDemoIsBigEnoughToPage(t *testing.T) {

@@ -3,7 +3,7 @@
 // verdict. It is CI's real engine and an option of the dev server
 // (`-scanner clamd=127.0.0.1:3310`); the deployed stack uses GuardDuty,
 // since a zip Lambda cannot host clamd and its signature updates
-// (DECISIONS.md "Scanning").
+// (docs/decisions.md "Scanning").
 //
 // # Protocol
 //
@@ -69,7 +69,7 @@ import (
 // Name is the engine's name in verdicts.
 const Name = "clamd"
 
-// Defaults of Options (DECISIONS.md "Time and size constants": clamd
+// Defaults of Options (docs/decisions.md "Time and size constants": clamd
 // attempts 3, posture cache 30 s).
 const (
 	DefaultMax          int64 = 100 << 20 // 100M, as clamd reads sizes

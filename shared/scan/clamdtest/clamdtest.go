@@ -38,7 +38,7 @@ import (
 	"github.com/custodymcp/custody/shared/scan/clamd"
 )
 
-// WantSeries is the clamd version the project pins (DECISIONS.md
+// WantSeries is the clamd version the project pins (docs/decisions.md
 // "Versions": Debian clamav-daemon 1.4.x).
 const WantSeries = "1.4."
 
@@ -219,7 +219,7 @@ func confText(dir string, port int, c Config) string {
 		"MaxFileSize " + c.MaxFileSize,
 		"MaxScanSize " + c.MaxScanSize,
 		// Without it an object over MaxFileSize or MaxScanSize is answered
-		// OK (DECISIONS.md "Scanning").
+		// OK (docs/decisions.md "Scanning").
 		"AlertExceedsMax yes",
 		// Two scanning threads: the machine is shared.
 		"MaxThreads 2",

@@ -1,7 +1,7 @@
 // Package guardduty is the scanner port's engine for the deployed stack:
 // Amazon GuardDuty Malware Protection for S3. A zip Lambda cannot host
 // clamd and its signature updates; GuardDuty scans with managed signatures
-// and no host (DECISIONS.md "Scanning").
+// and no host (docs/decisions.md "Scanning").
 //
 // GuardDuty does not take bytes. A protection plan on the staging bucket's
 // verified/ prefix scans each object where it is stored, tags it with

@@ -2,7 +2,7 @@
 // scan): Run proves that an engine keeps the port's promises — clean bytes
 // are clean, the EICAR test file is infected, and every way a scan can go
 // wrong is failed, never clean — so the signature engine and the clamd
-// engine behave the same (DECISIONS.md "Scanning"). Each engine's tests call
+// engine behave the same (docs/decisions.md "Scanning"). Each engine's tests call
 // Run with a Harness building it.
 //
 // The suite tests only what the port promises, never an engine's
@@ -12,7 +12,7 @@
 //
 // The package also holds Faulty, a decorator that breaks a real engine on
 // demand, for tests of what uses a scanner (the lane, the gate): a
-// decorator over a real engine, never a mock (DECISIONS.md "Pipeline
+// decorator over a real engine, never a mock (docs/decisions.md "Pipeline
 // choices").
 package scantest
 

@@ -3,7 +3,7 @@
 // content, never by name, exactly as the file's specification defines it.
 // It exists so that the upload lane, the scan gate and quarantine can be
 // tried end to end on a laptop with nothing installed; it finds no real
-// malware and is never the engine of a deployed stack (DECISIONS.md
+// malware and is never the engine of a deployed stack (docs/decisions.md
 // "Scanning": GuardDuty there, clamd in CI).
 //
 // The rule (eicar.org, "Anti Malware Testfile"): a file is the test file
@@ -27,7 +27,7 @@ import (
 const Name = "signature"
 
 // MaxBytes is the largest object the engine accepts: the lane's own cap
-// (1 GiB, DECISIONS.md "Time and size constants"), since the engine has no
+// (1 GiB, docs/decisions.md "Time and size constants"), since the engine has no
 // limit of its own.
 const MaxBytes int64 = 1 << 30
 

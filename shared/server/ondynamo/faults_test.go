@@ -41,7 +41,7 @@ func leaks(env *dynEnv, body []byte) []string {
 // the DynamoDB engine while DynamoDB refuses chosen requests: a primary row
 // that cannot be read is an UNAVAILABLE refusal; a secondary collection that
 // cannot be read is null with read_state "unreadable", count and page null,
-// and the roll-up unknown (DECISIONS.md "Pipeline choices"). Neither is ever
+// and the roll-up unknown (docs/decisions.md "Pipeline choices"). Neither is ever
 // an empty success, a 500, or a message naming the engine, the table or a
 // key. The call is still audited in its one write.
 func TestAThrottledOrUnavailableTableIsNeverAnEmptySuccess(t *testing.T) {

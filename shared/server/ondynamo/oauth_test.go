@@ -15,7 +15,7 @@ import (
 )
 
 // TestRoundTripsOfAnOAuthTokenCallAreThoseOfAKeyCall pins what an OAuth
-// access token costs on DynamoDB (DECISIONS.md "Pipeline choices"): the
+// access token costs on DynamoDB (docs/decisions.md "Pipeline choices"): the
 // token is verified on the CPU against the cached JWKS, so a call makes the
 // same one BatchGetItem (the session; there is no credential row to read)
 // and the same one write as a key's (its audit row's PutItem, or the

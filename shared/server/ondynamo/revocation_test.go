@@ -17,7 +17,7 @@ import (
 // revocation invariant (shared/server) on the DynamoDB engine, with a second
 // instance of the endpoint on the same table: a key revoked while its
 // session is open fails on its very next call, on either instance (nothing
-// about authorization is cached, ARCHITECTURE.md "The request path" step 2),
+// about authorization is cached, docs/architecture.md "The request path" step 2),
 // and costs that call the batch read alone. The session belongs to the
 // principal, so the owner's other key keeps it.
 func TestARevokedKeyFailsOnItsNextCallOnDynamoDB(t *testing.T) {

@@ -412,7 +412,7 @@ func (s *Session) Tool(t testing.TB, name string, args any) map[string]any {
 	return res
 }
 
-// RefusalClass returns a CallToolResult's refusal class (CONTRACTS.md §3):
+// RefusalClass returns a CallToolResult's refusal class (docs/contracts.md §3):
 // "" for a success, structuredContent.error.class for an isError result.
 func RefusalClass(res map[string]any) string {
 	if res["isError"] != true {

@@ -84,7 +84,7 @@ var (
 )
 
 // lockTimeout bounds how long Open waits for another process's lock on the
-// file (bbolt locks it; the file engine is one process's, DECISIONS.md
+// file (bbolt locks it; the file engine is one process's, docs/decisions.md
 // "Storage").
 const lockTimeout = time.Second
 

@@ -58,7 +58,7 @@ func Prefix(pk, sk string) func(store.Key) bool {
 // Faulty is a store.Store decorating a real engine with injected failures,
 // delays and hangs chosen by Rules, and counting calls per method. It is
 // how failure paths are tested: a decorator over a real engine, never a mock
-// (DECISIONS.md "Pipeline choices"). Safe for concurrent use.
+// (docs/decisions.md "Pipeline choices"). Safe for concurrent use.
 type Faulty struct {
 	inner store.Store
 

@@ -1,7 +1,7 @@
 // Package storetest is the conformance suite of the storage port (package
 // store): Run proves that an engine keeps every promise the port writes down,
 // so the DynamoDB engine and the file engine behave the same
-// (ARCHITECTURE.md "Ports and engines"). Each engine's tests call Run with a
+// (docs/architecture.md "Ports and engines"). Each engine's tests call Run with a
 // factory for fresh, empty stores.
 //
 // The suite tests only what the port promises, never an engine's internals,
@@ -25,7 +25,7 @@
 //     and answers an empty key list with an empty result.
 //
 // The package also holds Faulty, a fault-injecting decorator over a real
-// engine for failure tests (DECISIONS.md "Pipeline choices").
+// engine for failure tests (docs/decisions.md "Pipeline choices").
 package storetest
 
 import (

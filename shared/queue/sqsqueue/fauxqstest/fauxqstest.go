@@ -1,5 +1,5 @@
 // Package fauxqstest runs fauxqs, an SQS emulator (npm fauxqs@1.9.2,
-// DECISIONS.md "Versions"), for the tests of the SQS engine and of
+// docs/decisions.md "Versions"), for the tests of the SQS engine and of
 // anything built on it: a real server speaking SQS's wire protocol, so the
 // engine's SDK calls, its error translation and the queue's visibility
 // timeout and redrive policy are exercised as on AWS, no mock in between.
