@@ -154,8 +154,11 @@ func Kinds() []Kind {
 
 		// Prompts, audit.
 		{Name: "prompt override", PK: "T#{tenant}", SK: "PROMPT#{prompt}", Owner: "shared/prompts"},
-		{Name: "audit row", PK: "T#{tenant}#AUDIT#{day}", SK: "{time}#{request}", Owner: "shared/audit"},
-		{Name: "audit index item", PK: "T#{tenant}#M#{matter}#AUDIT", SK: "{time}#{request}", Owner: "shared/audit"},
+		// An audit row lives in the audit partition of the first matter its
+		// answer contains, else in its tenant's day partition (indexed under
+		// the matter it named); further matters get index items.
+		{Name: "audit row of a matter's answer, or audit index item", PK: "T#{tenant}#M#{matter}#AUDIT", SK: "{time}#{request}", Owner: "shared/audit"},
+		{Name: "audit row of the day", PK: "T#{tenant}#AUDIT#{day}", SK: "{time}#{request}", Owner: "shared/audit"},
 		{Name: "audit row in the matter index", PK: "T#{tenant}#M#{matter}#AUDIT", SK: "{time}#{request}", Owner: "shared/audit", Index: true},
 		{Name: "sweeper index entry", PK: "SWEEP#{kind}#{shard}", SK: "{due}#{id}", Owner: "shared/sweep", Index: true},
 

@@ -245,18 +245,31 @@ func TestItem4ARowTooLargeBecauseOfTheClientIsA400(t *testing.T) {
 }
 
 // Item 4: audit rows never expired. Every row carries a TTL: its time plus
-// the configured retention.
+// the configured retention — in the day partition (initialize) and in a
+// matter's audit partition (an answered get_matter, whose row is homed
+// there as one item with no index entry, issue 19 item 6).
 func TestItem4AuditRowsExpireAfterTheRetention(t *testing.T) {
 	env := servertest.New(t, servertest.Options{})
-	env.Initialize(t, servertest.Attorney, "2025-11-25")
-	page, err := env.Store.Query(t.Context(), store.Query{PK: audit.Partition(seed.DemoTenant, env.Clock.Now())})
-	if err != nil || len(page.Items) == 0 {
-		t.Fatalf("read audit rows: %v (%d)", err, len(page.Items))
+	s := env.Initialize(t, servertest.Attorney, "2025-11-25")
+	if res := s.Tool(t, "get_matter", map[string]any{"case_id": seed.Alvarez}); servertest.RefusalClass(res) != "" {
+		t.Fatalf("get_matter refused: %v", res)
 	}
 	want := env.Clock.Now().Add(gate.DefaultAuditRetention).Unix()
-	for _, it := range page.Items {
-		if it.ExpiresAt == 0 || it.ExpiresAt > want+1 || it.ExpiresAt < want-60 {
-			t.Errorf("audit row %s expires at %d, want its time + %v (%d)", it.Key(), it.ExpiresAt, gate.DefaultAuditRetention, want)
+	for _, pk := range []string{audit.Partition(seed.DemoTenant, env.Clock.Now()), audit.MatterIndexPK(seed.DemoTenant, seed.Alvarez)} {
+		page, err := env.Store.Query(t.Context(), store.Query{PK: pk})
+		if err != nil || len(page.Items) == 0 {
+			t.Fatalf("read audit rows of %s: %v (%d)", pk, err, len(page.Items))
+		}
+		for _, it := range page.Items {
+			if it.ExpiresAt == 0 || it.ExpiresAt > want+1 || it.ExpiresAt < want-60 {
+				t.Errorf("audit row %s expires at %d, want its time + %v (%d)", it.Key(), it.ExpiresAt, gate.DefaultAuditRetention, want)
+			}
+			if it.GSI1PK != "" {
+				t.Errorf("audit row %s carries an index entry %q; an answered request's row needs none", it.Key(), it.GSI1PK)
+			}
+			if _, ok := it.Attrs["data"]; !ok {
+				t.Errorf("audit partition item %s is not a row; get_matter needs no index item", it.Key())
+			}
 		}
 	}
 }
