@@ -169,7 +169,7 @@ func (e *workerEnv) row(t *testing.T, id string) store.Item {
 // than its creation).
 func (e *workerEnv) terminalRows(t *testing.T, id string) int {
 	t.Helper()
-	rows, err := audit.Day(context.Background(), e.Store, seed.DemoTenant, time.Now())
+	rows, err := auditSinceYesterday(context.Background(), e.Store, seed.DemoTenant)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,4 +221,19 @@ func run(t *testing.T, bin string, env []string) (string, int) {
 		t.Fatal(err)
 	}
 	return string(out), 0
+}
+
+// auditSinceYesterday returns the tenant's audit records of yesterday and
+// today (UTC), so a run that crosses midnight still finds its rows.
+func auditSinceYesterday(ctx context.Context, st store.Store, tenant string) ([]audit.Record, error) {
+	now := time.Now()
+	var out []audit.Record
+	for _, day := range []time.Time{now.Add(-24 * time.Hour), now} {
+		rows, err := audit.Day(ctx, st, tenant, day)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rows...)
+	}
+	return out, nil
 }

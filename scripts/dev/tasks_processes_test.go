@@ -16,6 +16,7 @@ import (
 	"github.com/custodymcp/custody/shared/audit"
 	"github.com/custodymcp/custody/shared/conformance"
 	"github.com/custodymcp/custody/shared/server/servertest"
+	"github.com/custodymcp/custody/shared/store"
 	"github.com/custodymcp/custody/shared/tasks"
 )
 
@@ -128,7 +129,7 @@ func TestAWorkerProcessKilledMidToolIsReEnqueuedByTheSweeperAndCompletesOnce(t *
 		t.Fatal(err)
 	}
 	defer st.Close()
-	rows, err := audit.Day(context.Background(), st, conformanceTenant, time.Now())
+	rows, err := auditSinceYesterday(context.Background(), st, conformanceTenant)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,4 +148,19 @@ func TestAWorkerProcessKilledMidToolIsReEnqueuedByTheSweeperAndCompletesOnce(t *
 	if err != nil || row.Int("attempts") != 2 {
 		t.Errorf("the task row has %d attempts (%v), want two: A's, killed, and B's", row.Int("attempts"), err)
 	}
+}
+
+// auditSinceYesterday returns the tenant's audit records of yesterday and
+// today (UTC), so a run that crosses midnight still finds its rows.
+func auditSinceYesterday(ctx context.Context, st store.Store, tenant string) ([]audit.Record, error) {
+	now := time.Now()
+	var out []audit.Record
+	for _, day := range []time.Time{now.Add(-24 * time.Hour), now} {
+		rows, err := audit.Day(ctx, st, tenant, day)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rows...)
+	}
+	return out, nil
 }
