@@ -49,8 +49,16 @@ var (
 	ErrNoNodePackage = errors.New("no Node binary package on npm for this OS and architecture")
 )
 
-// installTimeout bounds one npm command.
-const installTimeout = 10 * time.Minute
+// installTimeout bounds one attempt of an npm command, and installAttempts
+// is how many are made: a registry fetch that stalls (seen once in a fresh
+// clone: npm ci hung for ten minutes, then the next run took seconds) costs
+// one attempt, not the test binary's whole timeout. npm's own fetches time
+// out after npmFetchTimeout and are retried by npm.
+const (
+	installTimeout  = 3 * time.Minute
+	installAttempts = 3
+	npmFetchTimeout = "30000" // ms
+)
 
 // stampFile records what a folder under .tools holds.
 const stampFile = ".installed"
@@ -232,9 +240,21 @@ func (in *Installer) npm(ctx context.Context, dir string, args ...string) error 
 	if err != nil {
 		return ErrNoNPM
 	}
+	args = append(args, "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier",
+		"--fetch-timeout="+npmFetchTimeout, "--fetch-retries=5")
+	for attempt := 1; attempt <= installAttempts; attempt++ {
+		if err = in.npmOnce(ctx, npm, dir, args); err == nil || ctx.Err() != nil {
+			return err
+		}
+		in.logf("npm attempt %d of %d failed: %v", attempt, installAttempts, err)
+	}
+	return err
+}
+
+// npmOnce runs npm once, for at most installTimeout.
+func (in *Installer) npmOnce(ctx context.Context, npm, dir string, args []string) error {
 	ctx, cancel := context.WithTimeout(ctx, installTimeout)
 	defer cancel()
-	args = append(args, "--ignore-scripts", "--no-audit", "--no-fund", "--no-update-notifier")
 	cmd := exec.CommandContext(ctx, npm, args...)
 	cmd.Dir = dir
 	cmd.Env = os.Environ()
