@@ -13,9 +13,11 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -30,6 +32,7 @@ import (
 	"github.com/custodymcp/custody/shared/scan/gate"
 	"github.com/custodymcp/custody/shared/scan/guardduty"
 	"github.com/custodymcp/custody/shared/scan/signature"
+	"github.com/custodymcp/custody/shared/store"
 )
 
 // Privilege review and the import of a folder (issue 18).
@@ -96,23 +99,23 @@ func importDir(ctx context.Context, op operator, tenant, matter, by, dir string,
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FILE\tVERDICT\tDOCUMENT\tTEXT\tNOTE")
 	for _, s := range skipped {
-		fmt.Fprintf(tw, "%s\tskipped\t-\t-\t%s\n", s.path, s.why)
+		fmt.Fprintf(tw, "%s\tskipped\t-\t-\t%s\n", shown(s.path), s.why)
 	}
 	counts := map[string]int{}
 	for _, rel := range files {
 		line, err := importOne(ctx, op, tenant, matter, by, filepath.Join(dir, rel))
 		var refused *review.Refused
-		if errors.As(err, &refused) || errors.Is(err, errRefusedRemote) {
+		if errors.As(err, &refused) || errors.Is(err, errRefusedRemote) || errors.Is(err, store.ErrNotFound) {
 			tw.Flush()
 			return fmt.Errorf("import refused: %w", err)
 		}
 		if err != nil {
-			fmt.Fprintf(tw, "%s\terror\t-\t-\t%s\n", rel, err)
+			fmt.Fprintf(tw, "%s\terror\t-\t-\t%s\n", shown(rel), err)
 			counts["error"]++
 			continue
 		}
 		counts[line.Verdict]++
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", rel, line.Verdict, dash(line.DocumentID), dash(string(line.TextState)), line.Reason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", shown(rel), line.Verdict, dash(line.DocumentID), dash(string(line.TextState)), line.Reason)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -122,7 +125,21 @@ func importDir(ctx context.Context, op operator, tenant, matter, by, dir string,
 	if len(files) > 0 && counts["clean"] > 0 {
 		fmt.Fprintf(stdout, "next: custodyctl documents pending --case %s\n", matter)
 	}
+	if counts["error"] > 0 {
+		return fmt.Errorf("import: %d of %d files were not imported (see their lines)", counts["error"], len(files))
+	}
 	return nil
+}
+
+// shown is a path as printed: quoted when it holds a character a terminal
+// would not show as itself (a line break, a direction override).
+func shown(p string) string {
+	for _, r := range p {
+		if !unicode.IsGraphic(r) || unicode.Is(unicode.Cf, r) {
+			return strconv.QuoteToGraphic(p)
+		}
+	}
+	return p
 }
 
 func dash(s string) string {
@@ -186,8 +203,8 @@ func reviewDocument(ctx context.Context, op operator, req review.Request, stdout
 	return nil
 }
 
-// errRefusedRemote is a 403 of the dev server's import route: refused
-// before anything was written.
+// errRefusedRemote is a 403 (who, the scanner OFF) or 404 (no such matter)
+// of the dev server's import route: refused before anything was written.
 var errRefusedRemote = errors.New("refused")
 
 func (r *remote) PendingDocuments(ctx context.Context, tenant, matter string) ([]review.Pending, error) {
@@ -210,7 +227,7 @@ func (r *remote) ImportFile(ctx context.Context, tenant, matter, by string, f im
 	q := url.Values{"tenant": {tenant}, "case": {matter}, "by": {by}, "filename": {f.Name}, "sha256": {f.SHA256}}
 	var line importer.Line
 	err = r.call(ctx, http.MethodPost, "/admin/import/file?"+q.Encode(), body, &line)
-	if err != nil && strings.Contains(err.Error(), "answered 403") {
+	if err != nil && (strings.Contains(err.Error(), "answered 403") || strings.Contains(err.Error(), "answered 404")) {
 		return line, fmt.Errorf("%w: %s", errRefusedRemote, err)
 	}
 	return line, err

@@ -53,6 +53,8 @@ func writeReviewErr(w http.ResponseWriter, err error) {
 		writeErr(w, http.StatusNotFound, "no document of that id waits for review in that matter")
 	case errors.Is(err, store.ErrNotFound):
 		writeErr(w, http.StatusNotFound, "no such matter in that tenant")
+	case errors.Is(err, uploads.ErrInvalidImport):
+		writeErr(w, http.StatusBadRequest, err.Error())
 	default:
 		writeErr(w, http.StatusServiceUnavailable, "the store could not complete the request; retry")
 	}

@@ -51,6 +51,13 @@ func (s *Server) serveAnswer(x *exchange, m *Message) {
 		s.httpRefusal(x, "response", http.StatusBadRequest, ID{}, refusal)
 		return
 	}
+	if msg := invalidAnswer(it.String("method"), m); msg != "" {
+		// Not an answer to what was asked: refused, and the question stays
+		// pending for a real one (basic/transports: a server that cannot
+		// accept the input answers an HTTP error status).
+		s.httpRefusal(x, "response", http.StatusBadRequest, ID{}, &Error{Code: CodeInvalidParams, Message: msg})
+		return
+	}
 	rec := s.newAudit(x, "response")
 	rec.Outcome = audit.OutcomeAccepted
 	x.count = s.countIfAllowed(x, 1)
@@ -139,4 +146,25 @@ func (s *Server) pendingParked(x *exchange) []store.Item {
 		}
 		q.PageToken = page.NextToken
 	}
+}
+
+// invalidAnswer says why a client's result cannot answer the parked
+// request of method, or "": an elicitation/create result must carry an
+// action of accept, decline or cancel (MCP 2025-11-25 client/elicitation,
+// ElicitResult). An error response answers any request.
+func invalidAnswer(method string, m *Message) string {
+	if method != "elicitation/create" || m.Error != nil {
+		return ""
+	}
+	var r struct {
+		Action string `json:"action"`
+	}
+	if json.Unmarshal(m.Result, &r) != nil {
+		return "Invalid params: an elicitation result must be an object with an action."
+	}
+	switch r.Action {
+	case "accept", "decline", "cancel":
+		return ""
+	}
+	return "Invalid params: an elicitation result's action must be accept, decline or cancel."
 }

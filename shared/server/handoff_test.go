@@ -515,6 +515,14 @@ func TestDeclineStopsTheLinkAndTheFirstAnswerWins(t *testing.T) {
 	s := env.InitializeWith(t, servertest.Attorney, "2025-11-25", urlCaps)
 	f := proposeOnStream(t, env, s, seed.Meridian, "decline")
 	id, _ := elicitationParams(t, f)["elicitationId"].(string)
+	// An action the elicitation result does not have answers nothing: 400,
+	// and the question waits for a real answer.
+	if st := answer(t, s, f, "approve"); st != http.StatusBadRequest {
+		t.Errorf("action approve: %d, want 400", st)
+	}
+	if b := binding(t, env, id); b.State != handoff.StateSent {
+		t.Errorf("after an invalid answer the binding is %s, want sent", b.State)
+	}
 	if st := answer(t, s, f, "decline"); st != http.StatusAccepted {
 		t.Fatalf("decline: %d, want 202", st)
 	}

@@ -63,6 +63,10 @@ type ImportRequest struct {
 // ErrImportExists: an upload row for the object is there already.
 var ErrImportExists = errors.New("uploads: the import's upload row exists")
 
+// ErrInvalidImport: the imported file's name, size or digest is refused
+// (the lane's filename rules); its message says which.
+var ErrInvalidImport = errors.New("the file cannot be imported")
+
 // StageImport writes the upload row of an imported file: origin import,
 // no grant, scan_pending with its copy to verified/ already known (the
 // importer put the object there), in the sweeper index at the no-verdict
@@ -74,8 +78,11 @@ func StageImport(ctx context.Context, st store.Store, req ImportRequest, now tim
 	if _, err := blob.ParseID(string(req.Object)); err != nil {
 		return Upload{}, fmt.Errorf("stage import: %w", err)
 	}
-	if msg := checkFilename(req.Filename); msg != "" || !validHexDigest(req.SHA256) || req.Size < 0 {
-		return Upload{}, fmt.Errorf("stage import: the filename, size or SHA-256 is not valid")
+	if msg := checkFilename(req.Filename); msg != "" {
+		return Upload{}, fmt.Errorf("%w: %s", ErrInvalidImport, msg)
+	}
+	if !validHexDigest(req.SHA256) || req.Size < 0 {
+		return Upload{}, fmt.Errorf("%w: the size or SHA-256 is not valid", ErrInvalidImport)
 	}
 	now = now.UTC()
 	u := Upload{ID: UploadID(req.Object), Object: req.Object, Tenant: req.Tenant, Matter: req.Matter,

@@ -239,7 +239,9 @@ func validHexDigest(s string) bool {
 }
 
 // checkFilename returns why a filename is refused, or "" (issue 16: 1–255
-// bytes of UTF-8, no control characters, no slashes). A filename is data:
+// bytes of UTF-8, no control characters, no slashes; nor a name of dots
+// alone, nor Unicode format characters such as U+202E, which would show
+// the reviewer another name). A filename is data:
 // it never becomes a key or a path.
 func checkFilename(s string) string {
 	switch {
@@ -249,10 +251,17 @@ func checkFilename(s string) string {
 		return "The field 'filename' must be valid UTF-8."
 	case strings.ContainsAny(s, `/\`):
 		return "The field 'filename' must be a name without slashes, not a path."
+	case strings.Trim(s, ".") == "":
+		return "The field 'filename' must name a file, not '.' or '..'."
 	}
 	for _, r := range s {
 		if unicode.IsControl(r) {
 			return "The field 'filename' must not contain control characters."
+		}
+		// Format characters (a right-to-left override, zero-width joiners)
+		// make a name read as another on the reviewer's screen.
+		if unicode.Is(unicode.Cf, r) {
+			return "The field 'filename' must not contain invisible formatting characters (such as a direction override)."
 		}
 	}
 	return ""
