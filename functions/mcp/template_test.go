@@ -17,112 +17,29 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/google/go-cmp/cmp"
-	"gopkg.in/yaml.v3"
 
+	"github.com/custodymcp/custody/infra/cfntemplate"
 	"github.com/custodymcp/custody/shared/store/dynamostore"
 )
 
-// template.yaml is parsed with gopkg.in/yaml.v3 and a small decoder of
-// CloudFormation's short-form intrinsics (!Ref, !GetAtt, !Sub, !If, …) into
-// their long form ({"Ref": …}, {"Fn::GetAtt": [resource, attribute]}, …).
-// goformation was the alternative; its generated structs lag new properties
-// (Integration.ResponseTransferMode is from November 2025) and would drop
-// what this test most needs to see, while a generic tree keeps every key.
+// template.yaml is parsed by infra/cfntemplate: gopkg.in/yaml.v3 and a
+// small decoder of CloudFormation's short-form intrinsics (!Ref, !GetAtt,
+// !Sub, !If, …) into their long form. goformation was the alternative; its
+// generated structs lag new properties (Integration.ResponseTransferMode is
+// from November 2025) and would drop what this test most needs to see,
+// while a generic tree keeps every key.
 
-// cfnTemplate is template.yaml in long form.
-type cfnTemplate struct {
-	Parameters map[string]any
-	Conditions map[string]any
-	Resources  map[string]map[string]any
-	Outputs    map[string]map[string]any
-}
+// cfnTemplate is template.yaml in long form, with the front-door tests'
+// methods.
+type cfnTemplate struct{ *cfntemplate.Template }
 
 func loadTemplate(t testing.TB) *cfnTemplate {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(repoRoot(t), "template.yaml"))
+	tpl, err := cfntemplate.Load(filepath.Join(repoRoot(t), "template.yaml"))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("template.yaml: %v", err)
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		t.Fatalf("template.yaml is not YAML: %v", err)
-	}
-	v, err := decodeCFN(&doc)
-	if err != nil {
-		t.Fatalf("decode template.yaml: %v", err)
-	}
-	top, _ := v.(map[string]any)
-	tpl := &cfnTemplate{Parameters: asMap(top["Parameters"]), Conditions: asMap(top["Conditions"]),
-		Resources: map[string]map[string]any{}, Outputs: map[string]map[string]any{}}
-	for id, r := range asMap(top["Resources"]) {
-		tpl.Resources[id] = asMap(r)
-	}
-	for id, o := range asMap(top["Outputs"]) {
-		tpl.Outputs[id] = asMap(o)
-	}
-	if len(tpl.Resources) == 0 {
-		t.Fatal("template.yaml has no Resources")
-	}
-	return tpl
-}
-
-// decodeCFN turns a YAML node into maps, slices and scalars, rewriting
-// short-form intrinsic tags into their long form.
-func decodeCFN(n *yaml.Node) (any, error) {
-	tag := ""
-	if strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") {
-		tag = strings.TrimPrefix(n.Tag, "!")
-		plain := *n
-		plain.Tag = ""
-		n = &plain
-	}
-	var v any
-	switch n.Kind {
-	case yaml.DocumentNode:
-		return decodeCFN(n.Content[0])
-	case yaml.AliasNode:
-		return decodeCFN(n.Alias)
-	case yaml.MappingNode:
-		m := map[string]any{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			val, err := decodeCFN(n.Content[i+1])
-			if err != nil {
-				return nil, err
-			}
-			m[n.Content[i].Value] = val
-		}
-		v = m
-	case yaml.SequenceNode:
-		var s []any
-		for _, c := range n.Content {
-			val, err := decodeCFN(c)
-			if err != nil {
-				return nil, err
-			}
-			s = append(s, val)
-		}
-		v = s
-	case yaml.ScalarNode:
-		if err := n.Decode(&v); err != nil {
-			return nil, fmt.Errorf("line %d: %w", n.Line, err)
-		}
-	}
-	switch tag {
-	case "":
-		return v, nil
-	case "Ref", "Condition":
-		return map[string]any{tag: v}, nil
-	case "GetAtt":
-		if s, ok := v.(string); ok {
-			res, attr, _ := strings.Cut(s, ".")
-			v = []any{res, attr}
-		}
-		return map[string]any{"Fn::GetAtt": v}, nil
-	case "Sub", "If", "Join", "Select", "Split", "Equals", "Not", "And", "Or", "FindInMap",
-		"Base64", "Cidr", "GetAZs", "ImportValue", "Length", "ToJsonString":
-		return map[string]any{"Fn::" + tag: v}, nil
-	}
-	return nil, fmt.Errorf("line %d: unknown tag !%s", n.Line, tag)
+	return &cfnTemplate{tpl}
 }
 
 func asMap(v any) map[string]any { m, _ := v.(map[string]any); return m }
