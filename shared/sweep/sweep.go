@@ -104,6 +104,31 @@ func Due(ctx context.Context, st store.Store, kind string, now time.Time, limit 
 	return out, nil
 }
 
+// EachDue calls fn with each row of kind that is due at now (Due, limit
+// per shard), re-read from the table first, since the index may lag: a row
+// gone meanwhile is skipped. fn's errors are joined and the pass goes on;
+// an index that cannot be read fails the pass at once.
+func EachDue(ctx context.Context, st store.Store, kind string, now time.Time, limit int, fn func(store.Item) error) error {
+	due, err := Due(ctx, st, kind, now, limit)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, entry := range due {
+		it, err := st.Get(ctx, entry.Key())
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			errs = append(errs, fmt.Errorf("read %s: %w", entry.Key(), err))
+		default:
+			if err := fn(it); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // Purger is an engine that deletes its expired rows when asked (the file
 // engine, filestore.Store.PurgeExpired); DynamoDB's TTL deletes them by
 // itself.

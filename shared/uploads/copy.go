@@ -53,28 +53,13 @@ func (d *CopyDuty) Name() string { return "upload copy to verified/" }
 // Sweep implements sweep.Duty.
 func (d *CopyDuty) Sweep(ctx context.Context, now time.Time) (sweep.Report, error) {
 	var rep sweep.Report
-	due, err := sweep.Due(ctx, d.Store, KindPending, now, d.Limit)
-	if err != nil {
-		return rep, err
-	}
-	var errs []error
-	for _, entry := range due {
-		if err := d.one(ctx, entry.Key(), now, &rep); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return rep, errors.Join(errs...)
+	err := sweep.EachDue(ctx, d.Store, KindPending, now, d.Limit, func(it store.Item) error { return d.one(ctx, it, now, &rep) })
+	return rep, err
 }
 
 // one finishes the copy of one upload whose index entry is due.
-func (d *CopyDuty) one(ctx context.Context, key store.Key, now time.Time, rep *sweep.Report) error {
-	it, err := d.Store.Get(ctx, key)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("read %s: %w", key, err)
-	}
+func (d *CopyDuty) one(ctx context.Context, it store.Item, now time.Time, rep *sweep.Report) error {
+	key := it.Key()
 	u, err := DecodeUpload(it)
 	if err != nil {
 		return err

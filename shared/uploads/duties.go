@@ -49,27 +49,12 @@ func (d *OpenDuty) Name() string { return "open upload lapse" }
 // Sweep implements sweep.Duty.
 func (d *OpenDuty) Sweep(ctx context.Context, now time.Time) (sweep.Report, error) {
 	var rep sweep.Report
-	due, err := sweep.Due(ctx, d.Store, KindOpen, now, d.Limit)
-	if err != nil {
-		return rep, err
-	}
-	var errs []error
-	for _, entry := range due {
-		if err := d.one(ctx, entry.Key(), now, &rep); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return rep, errors.Join(errs...)
+	err := sweep.EachDue(ctx, d.Store, KindOpen, now, d.Limit, func(it store.Item) error { return d.one(ctx, it, now, &rep) })
+	return rep, err
 }
 
-func (d *OpenDuty) one(ctx context.Context, key store.Key, now time.Time, rep *sweep.Report) error {
-	it, err := d.Store.Get(ctx, key)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("read %s: %w", key, err)
-	}
+func (d *OpenDuty) one(ctx context.Context, it store.Item, now time.Time, rep *sweep.Report) error {
+	key := it.Key()
 	u, err := DecodeUpload(it)
 	if err != nil {
 		return err
@@ -136,27 +121,12 @@ func (d *GrantExpiryDuty) Name() string { return "grant expiry" }
 // Sweep implements sweep.Duty.
 func (d *GrantExpiryDuty) Sweep(ctx context.Context, now time.Time) (sweep.Report, error) {
 	var rep sweep.Report
-	due, err := sweep.Due(ctx, d.Store, KindGrant, now, d.Limit)
-	if err != nil {
-		return rep, err
-	}
-	var errs []error
-	for _, entry := range due {
-		if err := d.one(ctx, entry.Key(), now, &rep); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return rep, errors.Join(errs...)
+	err := sweep.EachDue(ctx, d.Store, KindGrant, now, d.Limit, func(it store.Item) error { return d.one(ctx, it, now, &rep) })
+	return rep, err
 }
 
-func (d *GrantExpiryDuty) one(ctx context.Context, key store.Key, now time.Time, rep *sweep.Report) error {
-	it, err := d.Store.Get(ctx, key)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("read %s: %w", key, err)
-	}
+func (d *GrantExpiryDuty) one(ctx context.Context, it store.Item, now time.Time, rep *sweep.Report) error {
+	key := it.Key()
 	if now.Before(parseTime(it.String(attrExpires))) {
 		return nil // the index ran ahead of the row
 	}
@@ -168,7 +138,7 @@ func (d *GrantExpiryDuty) one(ctx context.Context, key store.Key, now time.Time,
 		upd.Set = map[string]any{attrState: string(GrantExpired), "expired_at": formatTime(now)}
 		cond = append(cond, store.AttrEquals(attrState, string(GrantUnspent)))
 	}
-	_, err = d.Store.Update(ctx, key, upd, cond...)
+	_, err := d.Store.Update(ctx, key, upd, cond...)
 	switch {
 	case errors.Is(err, store.ErrConflict), errors.Is(err, store.ErrNotFound):
 		return nil // another sweep, a spend or a revocation came first

@@ -45,28 +45,12 @@ func (d *NoVerdictDuty) Name() string { return "upload no-verdict timeout" }
 // Sweep implements sweep.Duty.
 func (d *NoVerdictDuty) Sweep(ctx context.Context, now time.Time) (sweep.Report, error) {
 	var rep sweep.Report
-	due, err := sweep.Due(ctx, d.Gate.store, uploads.KindPending, now, d.Limit)
-	if err != nil {
-		return rep, err
-	}
-	var errs []error
-	for _, entry := range due {
-		if err := d.one(ctx, entry.Key(), now, &rep); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return rep, errors.Join(errs...)
+	err := sweep.EachDue(ctx, d.Gate.store, uploads.KindPending, now, d.Limit, func(it store.Item) error { return d.one(ctx, it, now, &rep) })
+	return rep, err
 }
 
-func (d *NoVerdictDuty) one(ctx context.Context, key store.Key, now time.Time, rep *sweep.Report) error {
+func (d *NoVerdictDuty) one(ctx context.Context, it store.Item, now time.Time, rep *sweep.Report) error {
 	g := d.Gate
-	it, err := g.store.Get(ctx, key)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("read %s: %w", key, err)
-	}
 	u, err := uploads.DecodeUpload(it)
 	if err != nil {
 		return err
@@ -128,35 +112,19 @@ func (d *IntakeDuty) Name() string { return "upload intake resumption" }
 // Sweep implements sweep.Duty.
 func (d *IntakeDuty) Sweep(ctx context.Context, now time.Time) (sweep.Report, error) {
 	var rep sweep.Report
-	due, err := sweep.Due(ctx, d.Gate.store, uploads.KindIntake, now, d.Limit)
-	if err != nil {
-		return rep, err
-	}
-	var errs []error
-	for _, entry := range due {
-		it, err := d.Gate.store.Get(ctx, entry.Key())
-		if errors.Is(err, store.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("read %s: %w", entry.Key(), err))
-			continue
-		}
+	err := sweep.EachDue(ctx, d.Gate.store, uploads.KindIntake, now, d.Limit, func(it store.Item) error {
 		u, err := uploads.DecodeUpload(it)
 		if err != nil {
-			errs = append(errs, err)
-			continue
+			return err
 		}
 		if u.State != uploads.StateClean || u.IntakeClaimLive(now) {
-			continue
+			return nil
 		}
 		out, err := d.Gate.resumeIntakeAt(ctx, u, now)
 		if out.Action == Finished {
 			rep.Add(ActionIntakeResumed)
 		}
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return rep, errors.Join(errs...)
+		return err
+	})
+	return rep, err
 }
