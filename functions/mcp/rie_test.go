@@ -3,26 +3,22 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"debug/elf"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/custodymcp/custody/shared/lambdaio/lambdaiotest"
+	"github.com/custodymcp/custody/shared/lambdaio/rietest"
 )
 
 // The real Lambda runtime, locally: the function's bootstrap, built for this
@@ -37,25 +33,6 @@ import (
 // back at once; that each flush travels on its own is FB-34's test in
 // shared/lambdaio. The RIE also sends no API Gateway in front: the test
 // posts the proxy events itself.
-
-// skipRIEVar, when set, skips the runtime emulator tests; nothing else does.
-const skipRIEVar = "CUSTODY_SKIP_RIE_TEST"
-
-// rieBinary returns the installed RIE (make tools-rie, which make test runs).
-func rieBinary(t testing.TB) string {
-	t.Helper()
-	if os.Getenv(skipRIEVar) != "" {
-		t.Skipf("%s is set: the Lambda runtime emulator test is skipped on request", skipRIEVar)
-	}
-	if runtime.GOOS != "linux" {
-		t.Fatalf("the Lambda Runtime Interface Emulator runs on Linux only; set %s=1 to skip this test on purpose", skipRIEVar)
-	}
-	p := filepath.Join(repoRoot(t), ".tools", "bin", "aws-lambda-rie")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("the Lambda Runtime Interface Emulator is not installed at %s: run `make tools-rie` (make test does), or set %s=1 to skip this test on purpose", p, skipRIEVar)
-	}
-	return p
-}
 
 // repoRoot is the module's root (where go.mod is).
 func repoRoot(t testing.TB) string {
@@ -76,30 +53,6 @@ func repoRoot(t testing.TB) string {
 	}
 }
 
-var (
-	buildOnce sync.Once
-	buildDir  string
-	buildErr  error
-)
-
-// bootstrap builds the function once per test binary, for this machine, as
-// template.yaml's build does for linux/arm64 (-tags lambda.norpc -trimpath
-// -ldflags='-s -w', CGO off), and returns the path of the binary named
-// bootstrap.
-func bootstrap(t testing.TB) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		if buildDir, buildErr = os.MkdirTemp("", "custody-bootstrap-"); buildErr != nil {
-			return
-		}
-		buildErr = goBuild(filepath.Join(buildDir, "bootstrap"), nil)
-	})
-	if buildErr != nil {
-		t.Fatalf("build the bootstrap: %v", buildErr)
-	}
-	return filepath.Join(buildDir, "bootstrap")
-}
-
 func goBuild(out string, env []string) error {
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
 	// The flags of the Makefile's build-McpFunction.
@@ -113,142 +66,16 @@ func goBuild(out string, env []string) error {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
+	rietest.Cleanup()
 	os.Exit(code)
 }
 
-// freePorts returns n distinct loopback ports that were free a moment ago
-// (all held open together, so none is returned twice).
-func freePorts(t testing.TB, n int) []int {
-	t.Helper()
-	var ports []int
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
-		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
-	}
-	return ports
-}
-
-// lockedBuffer collects a process's output.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// rieProcess is one RIE with the bootstrap under it.
-type rieProcess struct {
-	cmd     *exec.Cmd
-	url     string
-	started time.Time
-	out     *lockedBuffer
-	client  *http.Client
-}
-
-// startRIE starts the RIE on loopback ports (its invoke endpoint and the
-// Runtime API it serves the bootstrap) with env as the function's
-// environment; the RIE passes its own environment on to the function. The
-// process group (the RIE and the bootstrap it spawns) ends with the test.
-func startRIE(t testing.TB, rie, boot string, env map[string]string) *rieProcess {
-	t.Helper()
-	home := t.TempDir()
-	procEnv := []string{
-		"PATH=/usr/bin:/bin",
-		"HOME=" + home,
-		// The AWS SDK's default chain: static emulator credentials, no
-		// shared files, no instance metadata.
-		"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=emulator", "AWS_SECRET_ACCESS_KEY=emulator",
-		"AWS_CONFIG_FILE=" + filepath.Join(home, "none"), "AWS_SHARED_CREDENTIALS_FILE=" + filepath.Join(home, "none"),
-		"AWS_EC2_METADATA_DISABLED=true",
-		// As template.yaml configures the function.
-		"AWS_LAMBDA_FUNCTION_NAME=McpFunction", "AWS_LAMBDA_FUNCTION_TIMEOUT=900",
-		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE=1024",
-	}
-	for k, v := range env {
-		procEnv = append(procEnv, k+"="+v)
-	}
-	ports := freePorts(t, 2)
-	addr := fmt.Sprintf("127.0.0.1:%d", ports[0])
-	cmd := exec.Command(rie,
-		"--runtime-interface-emulator-address", addr,
-		"--runtime-api-address", fmt.Sprintf("127.0.0.1:%d", ports[1]),
-		"--log-level", "error",
-		boot)
-	cmd.Env = procEnv
-	cmd.Dir = filepath.Dir(boot)
-	out := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p := &rieProcess{cmd: cmd, url: "http://" + addr + "/2015-03-31/functions/function/invocations", out: out,
-		client: &http.Client{Timeout: time.Minute}}
-	p.started = time.Now()
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start the RIE: %v", err)
-	}
-	t.Cleanup(p.stop)
-	return p
-}
-
-// stop ends the RIE's process group (the RIE and the bootstrap under it).
-func (p *rieProcess) stop() {
-	pgid := p.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = p.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-done
-	}
-}
-
-// invoke posts one event to the RIE's invoke endpoint as Lambda's Invoke API
-// would, with the Lambda request id requestID, retrying while the RIE is not
-// yet listening. It returns the function's raw answer.
-func (p *rieProcess) invoke(t testing.TB, event []byte, requestID string) []byte {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(event))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("X-Amzn-RequestId", requestID)
-		resp, err := p.client.Do(req)
-		if errors.Is(err, syscall.ECONNREFUSED) && ctx.Err() == nil {
-			time.Sleep(2 * time.Millisecond) // the RIE is still starting
-			continue
-		}
-		if err != nil {
-			t.Fatalf("invoke through the RIE: %v\nRIE output:\n%s", err, p.out)
-		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil || resp.StatusCode != http.StatusOK {
-			t.Fatalf("RIE invoke = %d %q, %v\nRIE output:\n%s", resp.StatusCode, body, err, p.out)
-		}
-		return body
-	}
-}
+// mcpPkg is the function's package, which rietest builds as the template
+// does; mcpTimeout is its Timeout in template.yaml.
+const (
+	mcpPkg     = "github.com/custodymcp/custody/functions/mcp"
+	mcpTimeout = 900 * time.Second
+)
 
 // streamed reads a streaming answer: prelude, delimiter, body.
 func streamed(t testing.TB, raw []byte, rieOut fmt.Stringer) response {
@@ -295,19 +122,19 @@ func outcomeLines(t testing.TB, out string) []map[string]any {
 // streaming response); no function URL or API Gateway sits in front, so
 // the test posts each door's events itself.
 func TestRuntimeEmulatorStreamsTheSamples(t *testing.T) {
-	rie, boot := rieBinary(t), bootstrap(t)
+	rie, boot := rietest.Binary(t), rietest.Build(t, mcpPkg)
 	emu := startEmulator(t)
 	for _, d := range []frontDoor{restStreamed, functionURL} {
 		t.Run(d.name, func(t *testing.T) {
-			p := startRIE(t, rie, boot, emu.envFor(d))
+			p := rietest.Start(t, rie, boot, "McpFunction", mcpTimeout, emu.envFor(d))
 			var ids []string
 			playSamples(t, d, emu.session(t), func(t *testing.T, event []byte) response {
 				id := fmt.Sprintf("rie-%s-%d", d.prefix, len(ids)+1)
 				ids = append(ids, id)
-				return readAnswer(t, d, p.invoke(t, event, id))
+				return readAnswer(t, d, p.Invoke(t, event, id))
 			})
-			p.stop()
-			lines := outcomeLines(t, p.out.String())
+			p.Stop()
+			lines := outcomeLines(t, p.Output())
 			var got []string
 			for _, l := range lines {
 				if l["streamed"] != true {
@@ -316,7 +143,7 @@ func TestRuntimeEmulatorStreamsTheSamples(t *testing.T) {
 				got = append(got, fmt.Sprint(l["requestId"]))
 			}
 			if !slices.Equal(got, ids) {
-				t.Errorf("outcome lines carry request ids %v, want exactly one per invocation %v\nRIE output:\n%s", got, ids, p.out)
+				t.Errorf("outcome lines carry request ids %v, want exactly one per invocation %v\nRIE output:\n%s", got, ids, p.Output())
 			}
 		})
 	}
@@ -326,14 +153,14 @@ func TestRuntimeEmulatorStreamsTheSamples(t *testing.T) {
 // APIGatewayProxyResponse, for a REST integration that does not stream;
 // with FRONT_DOOR=http, an HTTP API response of payload format 2.0.
 func TestRuntimeEmulatorBuffered(t *testing.T) {
-	rie, boot := rieBinary(t), bootstrap(t)
+	rie, boot := rietest.Binary(t), rietest.Build(t, mcpPkg)
 	emu := startEmulator(t)
 	for _, d := range []frontDoor{restBuffered, httpAPI} {
 		t.Run(d.name, func(t *testing.T) {
-			p := startRIE(t, rie, boot, emu.envFor(d))
+			p := rietest.Start(t, rie, boot, "McpFunction", mcpTimeout, emu.envFor(d))
 			s := &sampleSession{key: emu.Key}
 			for _, step := range []sampleStep{sampleSteps[0], sampleSteps[len(sampleSteps)-1]} {
-				raw := p.invoke(t, readSample(t, step.file(d), s), "rie-buffered-"+step.file(d))
+				raw := p.Invoke(t, readSample(t, step.file(d), s), "rie-buffered-"+step.file(d))
 				step.check(t, readAnswer(t, d, raw), s)
 			}
 		})
@@ -347,7 +174,7 @@ func TestRuntimeEmulatorBuffered(t *testing.T) {
 // ms/op is one cold start; the bootstrap's size for this machine is
 // reported beside it.
 func BenchmarkRuntimeEmulatorColdStart(b *testing.B) {
-	rie, boot := rieBinary(b), bootstrap(b)
+	rie, boot := rietest.Binary(b), rietest.Build(b, mcpPkg)
 	emu := startEmulator(b)
 	host, err := os.Stat(boot)
 	if err != nil {
@@ -355,12 +182,12 @@ func BenchmarkRuntimeEmulatorColdStart(b *testing.B) {
 	}
 	i := 0
 	for b.Loop() {
-		p := startRIE(b, rie, boot, emu.env(true))
+		p := rietest.Start(b, rie, boot, "McpFunction", mcpTimeout, emu.env(true))
 		s := &sampleSession{key: emu.Key}
-		r := streamed(b, p.invoke(b, readSample(b, sampleSteps[0].file(restStreamed), s), fmt.Sprintf("cold-%d", i)), p.out)
+		r := streamed(b, p.Invoke(b, readSample(b, sampleSteps[0].file(restStreamed), s), fmt.Sprintf("cold-%d", i)), p)
 		b.StopTimer()
 		sampleSteps[0].check(b, r, s)
-		p.stop()
+		p.Stop()
 		b.StartTimer()
 		i++
 	}
@@ -403,7 +230,7 @@ func TestShippedBootstrapIsStrippedAndBounded(t *testing.T) {
 // A missing or invalid variable fails the cold start: one log line naming
 // each offending variable, exit status 1, before any Lambda traffic.
 func TestColdStartFailsWithOneLineNamingTheVariable(t *testing.T) {
-	boot := bootstrap(t)
+	boot := rietest.Build(t, mcpPkg)
 	cmd := exec.Command(boot)
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "DYNAMODB_TABLE=custody", "PUBLIC_BASE_URL=https://mcp.firm.example",
 		"CURSOR_KEY_SECRET_ARN=" + testSecretARN, "LOG_LEVEL=LOUD"}

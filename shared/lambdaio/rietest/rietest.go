@@ -175,6 +175,10 @@ func (p *Process) Stop() {
 // Output is what the RIE and the function wrote so far.
 func (p *Process) Output() string { return p.out.String() }
 
+// String is Output, so a Process prints as what it wrote (in a failure's
+// message, read when the message is).
+func (p *Process) String() string { return p.Output() }
+
 // Invoke posts one event as Lambda's Invoke API would, with the Lambda
 // request id requestID, retrying while the RIE is not yet listening, and
 // returns the function's raw answer.
