@@ -30,15 +30,8 @@ import (
 // approval, one PROPOSAL_NOT_PENDING, one deadline and one ledger entry;
 // the chain of all the rounds verifies.
 func TestTwoDecidersRaceOneProposalAcrossTwoProcesses(t *testing.T) {
-	devBin, ctlBin, minidynBin := buildTools(t)
-	emu := start(t, "minidyn", minidynBin, nil, "-addr", "127.0.0.1:0", "-table", "custody")
-	endpoint := emu.await(t, minidynURL, 30*time.Second)
-	data := t.TempDir()
-	env := []string{"STORE_ENGINE=dynamodb", "DYNAMODB_TABLE=custody", "DYNAMODB_ENDPOINT=" + endpoint}
-	a := start(t, "dev A", devBin, env, "-addr", "127.0.0.1:0", "-data", data)
-	urlA := a.await(t, serving, 2*time.Minute)
-	b := start(t, "dev B", devBin, env, "-addr", "127.0.0.1:0", "-data", data)
-	urlB := b.await(t, serving, time.Minute)
+	pair := startPair(t)
+	endpoint, data, urlA, urlB, ctl := pair.endpoint, pair.data, pair.urlA, pair.urlB, pair.ctl
 	baseA, baseB := strings.TrimSuffix(urlA, "/mcp"), strings.TrimSuffix(urlB, "/mcp")
 
 	// A second licensed attorney on the Alvarez team, written to the table
@@ -78,16 +71,6 @@ func TestTwoDecidersRaceOneProposalAcrossTwoProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ctl := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(ctlBin, append([]string{"--data", data}, args...)...)
-		cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("custodyctl %s: %v", strings.Join(args, " "), err)
-		}
-		return strings.TrimSpace(string(out))
-	}
 	key := ctl("keys", "mint", "--owner", seed.DemoParalegal, "--scopes", "read write")
 	status, h, _ := mcpPost(t, urlA, key, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"race","version":"0"}}}`)
 	sid := h.Get("Mcp-Session-Id")
@@ -156,6 +139,38 @@ func TestTwoDecidersRaceOneProposalAcrossTwoProcesses(t *testing.T) {
 	if out := ctl("ledger", "verify", "--case", seed.Alvarez); !strings.Contains(out, fmt.Sprintf("%d entries, intact", rounds)) {
 		t.Errorf("custodyctl ledger verify = %q", out)
 	}
+}
+
+// processPair is two dev servers, A and B, on one DynamoDB emulator table
+// and one data folder (the dev key and secrets), and custodyctl on them.
+type processPair struct {
+	endpoint, data, urlA, urlB string
+	ctl                        func(args ...string) string
+}
+
+// startPair builds the tools, starts the emulator and the two servers, and
+// returns them serving; everything stops with the test.
+func startPair(t *testing.T) *processPair {
+	t.Helper()
+	devBin, ctlBin, minidynBin := buildTools(t)
+	emu := start(t, "minidyn", minidynBin, nil, "-addr", "127.0.0.1:0", "-table", "custody")
+	endpoint := emu.await(t, minidynURL, 30*time.Second)
+	data := t.TempDir()
+	env := []string{"STORE_ENGINE=dynamodb", "DYNAMODB_TABLE=custody", "DYNAMODB_ENDPOINT=" + endpoint}
+	a := start(t, "dev A", devBin, env, "-addr", "127.0.0.1:0", "-data", data)
+	urlA := a.await(t, serving, 2*time.Minute)
+	b := start(t, "dev B", devBin, env, "-addr", "127.0.0.1:0", "-data", data)
+	urlB := b.await(t, serving, time.Minute)
+	return &processPair{endpoint: endpoint, data: data, urlA: urlA, urlB: urlB, ctl: func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(ctlBin, append([]string{"--data", data}, args...)...)
+		cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("custodyctl %s: %v", strings.Join(args, " "), err)
+		}
+		return strings.TrimSpace(string(out))
+	}}
 }
 
 // pageSession is a signed-in browser session of the approval page of one

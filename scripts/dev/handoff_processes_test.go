@@ -4,11 +4,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/custodymcp/custody/shared/handoff"
 	"github.com/custodymcp/custody/shared/records/seed"
@@ -22,26 +19,9 @@ import (
 // path there and approves; notifications/elicitation/complete arrives on
 // A's GET stream — nothing held in either process carried it.
 func TestHandOffAcrossTwoProcesses(t *testing.T) {
-	devBin, ctlBin, minidynBin := buildTools(t)
-	emu := start(t, "minidyn", minidynBin, nil, "-addr", "127.0.0.1:0", "-table", "custody")
-	endpoint := emu.await(t, minidynURL, 30*time.Second)
-	data := t.TempDir()
-	env := []string{"STORE_ENGINE=dynamodb", "DYNAMODB_TABLE=custody", "DYNAMODB_ENDPOINT=" + endpoint}
-	a := start(t, "dev A", devBin, env, "-addr", "127.0.0.1:0", "-data", data)
-	urlA := a.await(t, serving, 2*time.Minute)
-	b := start(t, "dev B", devBin, env, "-addr", "127.0.0.1:0", "-data", data)
-	urlB := b.await(t, serving, time.Minute)
+	pair := startPair(t)
+	urlA, urlB, ctl := pair.urlA, pair.urlB, pair.ctl
 	baseA, baseB := strings.TrimSuffix(urlA, "/mcp"), strings.TrimSuffix(urlB, "/mcp")
-	ctl := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(ctlBin, append([]string{"--data", data}, args...)...)
-		cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("custodyctl %s: %v", strings.Join(args, " "), err)
-		}
-		return strings.TrimSpace(string(out))
-	}
 	key := ctl("keys", "mint", "--owner", seed.DemoAttorney, "--scopes", "read write")
 	status, h, _ := mcpPost(t, urlA, key, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"url":{}}},"clientInfo":{"name":"handoff","version":"0"}}}`)
 	sid := h.Get("Mcp-Session-Id")
